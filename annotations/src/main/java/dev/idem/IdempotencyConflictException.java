@@ -1,0 +1,14 @@
+package dev.idem;
+
+/** A call reused an idempotency key with other arguments: the same operation id with another payload is a bug, not a retry. The method did not run. */
+public class IdempotencyConflictException extends IdempotencyException {
+    private static final long serialVersionUID = 1L;
+
+    public IdempotencyConflictException(String message) {
+        super(message);
+    }
+
+    public IdempotencyConflictException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,14 @@
+package dev.idem;
+
+/** An argument value could not be encoded into a key at run time (a cycle, a value of a type that cannot be encoded). The method did not run. */
+public class IdempotencyKeyException extends IdempotencyException {
+    private static final long serialVersionUID = 1L;
+
+    public IdempotencyKeyException(String message) {
+        super(message);
+    }
+
+    public IdempotencyKeyException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.idem;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Makes a method idempotent: calls with the same idempotency key run the method once; retries and duplicates get
+ * the stored result, and concurrent identical calls in one JVM share one execution.
+ *
+ * <p>The key is {@code idem:{namespace}:{scope}:{hash}}, where the hash covers the key parameters (those marked
+ * {@link IdempotencyKey}, or named in {@link #key()}, or else all parameters), {@link #version()}, and for
+ * {@link WindowAlignment#FIXED FIXED} windows the start of the window. Durations are written {@code 250ms},
+ * {@code 10s}, {@code 5m}, {@code 1h}, {@code 1d} or in ISO-8601 ({@code PT5M}).
+ *
+ * <p>Every attribute is validated when the method is first called (or by the weaving check), and a bad value is
+ * reported as an {@link IdempotencyConfigurationException} naming the method and the attribute: an annotated
+ * method never runs unprotected because of a typo.
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.METHOD)
+public @interface Idempotent {
+
+    /**
+     * The operation's name in the key, such as {@code "gemini-lab:daily-content"}. Placeholders {@code {name}} or
+     * {@code {name.path}} are filled from parameters, so {@code "{tenant}:orders"} partitions keys by tenant.
+     * Empty means {@code SimpleClassName#method}.
+     */
+    String scope() default "";
+
+    /**
+     * Key parameters by name, optionally with a property path ({@code "order.id"}). Needs classes compiled with
+     * {@code -parameters}. Empty means: the parameters marked {@link IdempotencyKey}, or else all parameters.
+     */
+    String[] key() default {};
+
+    /** Deduplication horizon counted from the start of the first execution; empty means "use ttl". */
+    String window() default "";
+
+    /** Whether the window slides from the first execution or is aligned to calendar buckets. */
+    WindowAlignment windowAlignment() default WindowAlignment.SLIDING;
+
+    /** Time zone that aligns {@link WindowAlignment#FIXED FIXED} windows (a region id or offset). */
+    String zone() default "UTC";
+
+    /** How long a completed record and its result are kept, from completion. Must be at least {@link #window()}. */
+    String ttl() default "1h";
+
+    /** How long an execution owns its key before another caller may take over; renewed while the method runs. */
+    String lease() default "30s";
+
+    /** What a caller does when another process is running the same key. */
+    OnInProgress onInProgress() default OnInProgress.WAIT;
+
+    /** How long a {@link OnInProgress#WAIT WAIT}ing caller waits for the other execution's result. */
+    String waitTimeout() default "10s";
+
+    /** What happens when the store cannot be reached before the call. */
+    OnStoreError onStoreError() default OnStoreError.FAIL_CLOSED;
+
+    /** When set, a failed execution is remembered this long and its exception type is replayed; empty means off. */
+    String failureTtl() default "";
+
+    /** Exceptions that mean "retrying cannot help": recorded as failed for the full ttl and replayed. */
+    Class<? extends Throwable>[] noRetryFor() default {};
+
+    /** Changes every key of this method at once, e.g. after a change in what the method does. */
+    String version() default "";
+
+    /** Name of the store for this method; empty means the configured default ({@code idem.store}). */
+    String store() default "";
+
+    /** Whether concurrent identical calls in this JVM share one execution. */
+    boolean coalesce() default true;
+}

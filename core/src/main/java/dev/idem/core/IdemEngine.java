@@ -1,0 +1,90 @@
+package dev.idem.core;
+
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.core.internal.EngineCore;
+import dev.idem.core.internal.OperationPlan;
+import jakarta.annotation.Nonnull;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * The engine behind every front-end (the AspectJ aspect, the agent, the programmatic API): one behaviour, however
+ * a method is attached. SEMANTICS.md is its contract.
+ *
+ * <p>Per method, everything that does not depend on the arguments (parsed attributes, key plan, codec, store) is
+ * computed at the first call and cached; a configuration error is thrown at every call until it is fixed, never
+ * answered by running the method unprotected. Thread-safe; one engine per process is the rule
+ * ({@link Idem#engine()}), more are for tests.
+ */
+public final class IdemEngine implements AutoCloseable {
+    private final IdemSettings settings;
+    private final EngineCore core;
+    private final ConcurrentMap<Method, OperationPlan> plans = new ConcurrentHashMap<>();
+
+    private IdemEngine(IdemSettings settings) {
+        this.settings = settings;
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        this.core = new EngineCore(settings.namespace(), settings.defaultStore(), settings.onStoreError(),
+                settings.clock(), settings.stores(), settings.properties(), settings.listeners(),
+                settings.canonicalizers(), settings.completionAttempts(), settings.completionBackoff(),
+                settings.heartbeatScheduler(), loader != null ? loader : IdemEngine.class.getClassLoader());
+    }
+
+    /** An engine with {@code settings}. Close it when done (it owns a heartbeat thread and its stores). */
+    public static IdemEngine create(@Nonnull IdemSettings settings) {
+        return new IdemEngine(settings);
+    }
+
+    public IdemSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Runs the {@code @Idempotent} method {@code method} for a call with {@code args}; {@code body} runs the
+     * original code. This is what woven advice calls.
+     *
+     * @return the method's result, or the stored result of an earlier identical call
+     * @throws Throwable what the method throws, unchanged, or an {@code IdempotencyException}
+     */
+    public Object invoke(@Nonnull Method method, @Nonnull Object[] args, @Nonnull Invocation body) throws Throwable {
+        OperationPlan plan = plans.get(method);
+        if (plan == null) {
+            plan = plans.computeIfAbsent(method, core::plan);
+        }
+        return core.run(plan, args, body);
+    }
+
+    /**
+     * Checks {@code method}'s annotation, key parameters, return type and store now, as its first call would.
+     *
+     * @throws IdempotencyConfigurationException naming the method and what to change
+     */
+    public void validate(@Nonnull Method method) {
+        plans.computeIfAbsent(method, core::plan);
+    }
+
+    /**
+     * An idempotent operation for code that cannot use annotations. Build it once and keep it: the policy is
+     * validated and planned here.
+     *
+     * @param policy     what the operation promises; it needs a scope
+     * @param resultType the result type (a Class, or a generic Type for {@code List<Article>}), which bounds what
+     *                   stored results may decode into
+     */
+    public <T> IdempotentOperation<T> operation(@Nonnull IdempotencyPolicy policy, @Nonnull Type resultType) {
+        return new IdempotentOperation<>(core, core.plan(policy, resultType));
+    }
+
+    /** Executions registered as running in this JVM right now; zero when nothing runs. */
+    public int inFlightCount() {
+        return core.inFlightCount();
+    }
+
+    @Override
+    public void close() {
+        core.close();
+    }
+}

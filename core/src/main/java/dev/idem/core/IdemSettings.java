@@ -1,0 +1,302 @@
+package dev.idem.core;
+
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.OnStoreError;
+import dev.idem.core.internal.LeaseHeartbeat;
+import dev.idem.store.IdempotencyStore;
+import jakarta.annotation.Nonnull;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.ServiceLoader;
+import java.util.regex.Pattern;
+
+/**
+ * The engine-wide configuration. Immutable; built by {@link #custom()}, read from the environment by
+ * {@link #fromEnvironment()}, or from key/value pairs by {@link #fromProperties(Map)} (the same keys a launcher
+ * passes as agent arguments).
+ *
+ * <table>
+ *   <caption>Configuration keys</caption>
+ *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code idem.namespace}</td><td>{@code default}</td><td>the deployment; keys of two namespaces never
+ *       meet</td></tr>
+ *   <tr><td>{@code idem.store}</td><td>{@code memory}</td><td>the default store: a provider's name or an
+ *       {@code IdempotencyStoreProvider} class name</td></tr>
+ *   <tr><td>{@code idem.onStoreError}</td><td>{@code fail-closed}</td><td>{@code fail-open} lets every method run
+ *       unprotected when the store is down</td></tr>
+ *   <tr><td>{@code idem.<store>.*}</td><td></td><td>handed to that store's provider</td></tr>
+ * </table>
+ */
+public final class IdemSettings {
+    public static final String NAMESPACE = "idem.namespace";
+    public static final String STORE = "idem.store";
+    public static final String ON_STORE_ERROR = "idem.onStoreError";
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    private final String namespace;
+    private final String defaultStore;
+    private final OnStoreError onStoreError;
+    private final Clock clock;
+    private final Map<String, IdempotencyStore> stores;
+    private final Map<String, String> properties;
+    private final List<IdempotencyListener> listeners;
+    private final List<KeyCanonicalizer<?>> canonicalizers;
+    private final int completionAttempts;
+    private final Duration completionBackoff;
+    private final LeaseHeartbeat.Scheduler heartbeatScheduler;
+
+    private IdemSettings(Builder b) {
+        this.namespace = b.namespace;
+        this.defaultStore = b.defaultStore;
+        this.onStoreError = b.onStoreError;
+        this.clock = b.clock;
+        this.stores = Map.copyOf(b.stores);
+        this.properties = Map.copyOf(b.properties);
+        this.listeners = List.copyOf(b.listeners);
+        this.canonicalizers = List.copyOf(b.canonicalizers);
+        this.completionAttempts = b.completionAttempts;
+        this.completionBackoff = b.completionBackoff;
+        this.heartbeatScheduler = b.heartbeatScheduler;
+    }
+
+    public static Builder custom() {
+        return new Builder();
+    }
+
+    public static IdemSettings ofDefaults() {
+        return custom().build();
+    }
+
+    /**
+     * Settings from system properties, then {@code idem.properties} on the class path, then defaults; listeners
+     * and canonicalisers listed in {@code META-INF/services} are added.
+     *
+     * @throws IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
+     */
+    public static IdemSettings fromEnvironment() {
+        Map<String, String> merged = new LinkedHashMap<>();
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        if (loader == null) {
+            loader = IdemSettings.class.getClassLoader();
+        }
+        try (InputStream in = loader.getResourceAsStream("idem.properties")) {
+            if (in != null) {
+                Properties file = new Properties();
+                file.load(in);
+                file.stringPropertyNames().forEach(k -> merged.put(k, file.getProperty(k)));
+            }
+        } catch (IOException e) {
+            throw new IdempotencyConfigurationException("idem.properties could not be read: " + e.getMessage(), e);
+        }
+        Properties system = System.getProperties();
+        for (String name : system.stringPropertyNames()) {
+            if (name.startsWith("idem.")) {
+                merged.put(name, system.getProperty(name));
+            }
+        }
+        Builder builder = fromProperties(merged, custom());
+        ServiceLoader.load(IdempotencyListener.class, loader).forEach(builder::listener);
+        ServiceLoader.load(KeyCanonicalizer.class, loader).forEach(builder::canonicalizer);
+        return builder.build();
+    }
+
+    /** Settings from the given {@code idem.*} keys alone; see the class comment for the keys. */
+    public static IdemSettings fromProperties(Map<String, String> properties) {
+        return fromProperties(properties, custom()).build();
+    }
+
+    private static Builder fromProperties(Map<String, String> properties, Builder builder) {
+        for (Map.Entry<String, String> e : properties.entrySet()) {
+            String key = e.getKey();
+            String value = e.getValue().trim();
+            switch (key) {
+                case NAMESPACE:
+                    builder.namespace(value);
+                    break;
+                case STORE:
+                    builder.defaultStore(value);
+                    break;
+                case ON_STORE_ERROR:
+                    builder.onStoreError(parseOnStoreError(value));
+                    break;
+                default:
+                    if (!key.startsWith("idem.") || key.indexOf('.', 5) < 0) {
+                        throw new IdempotencyConfigurationException("unknown configuration key " + key + " = \""
+                                + value + "\"; known keys are " + NAMESPACE + ", " + STORE + ", " + ON_STORE_ERROR
+                                + " and idem.<store>.* for a store's own settings");
+                    }
+                    builder.property(key, value);
+            }
+        }
+        return builder;
+    }
+
+    private static OnStoreError parseOnStoreError(String value) {
+        switch (value.toLowerCase(Locale.ROOT).replace('_', '-')) {
+            case "fail-closed":
+                return OnStoreError.FAIL_CLOSED;
+            case "fail-open":
+                return OnStoreError.FAIL_OPEN;
+            default:
+                throw new IdempotencyConfigurationException(ON_STORE_ERROR + " = \"" + value
+                        + "\" is not one of fail-closed, fail-open");
+        }
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public String defaultStore() {
+        return defaultStore;
+    }
+
+    public OnStoreError onStoreError() {
+        return onStoreError;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    /** Store instances registered by name; they take precedence over providers of the same name. */
+    public Map<String, IdempotencyStore> stores() {
+        return stores;
+    }
+
+    /** The {@code idem.<store>.*} keys, with their prefix. */
+    public Map<String, String> properties() {
+        return properties;
+    }
+
+    public List<IdempotencyListener> listeners() {
+        return listeners;
+    }
+
+    public List<KeyCanonicalizer<?>> canonicalizers() {
+        return canonicalizers;
+    }
+
+    /** How often saving a result is tried before the INDETERMINATE event. */
+    public int completionAttempts() {
+        return completionAttempts;
+    }
+
+    /** The first pause between completion attempts; it doubles after each. */
+    public Duration completionBackoff() {
+        return completionBackoff;
+    }
+
+    LeaseHeartbeat.Scheduler heartbeatScheduler() {
+        return heartbeatScheduler;
+    }
+
+    /** Builds {@link IdemSettings}. */
+    public static final class Builder {
+        private String namespace = "default";
+        private String defaultStore = "memory";
+        private OnStoreError onStoreError = OnStoreError.FAIL_CLOSED;
+        private Clock clock = Clock.systemUTC();
+        private final Map<String, IdempotencyStore> stores = new LinkedHashMap<>();
+        private final Map<String, String> properties = new LinkedHashMap<>();
+        private final List<IdempotencyListener> listeners = new ArrayList<>();
+        private final List<KeyCanonicalizer<?>> canonicalizers = new ArrayList<>();
+        private int completionAttempts = 3;
+        private Duration completionBackoff = Duration.ofMillis(50);
+        private LeaseHeartbeat.Scheduler heartbeatScheduler;
+
+        private Builder() {
+        }
+
+        /** The deployment, such as {@code prod}; letters, digits, {@code . _ -}. */
+        public Builder namespace(@Nonnull String namespace) {
+            this.namespace = requireName(NAMESPACE, namespace);
+            return this;
+        }
+
+        /** The store methods use unless their annotation names another. */
+        public Builder defaultStore(@Nonnull String name) {
+            this.defaultStore = Objects.requireNonNull(name, STORE).trim();
+            if (defaultStore.isEmpty()) {
+                throw new IdempotencyConfigurationException(STORE + " = \"" + name + "\" is empty");
+            }
+            return this;
+        }
+
+        /** Registers a store instance under {@code name} (and makes it the default if named so). */
+        public Builder store(@Nonnull String name, @Nonnull IdempotencyStore store) {
+            stores.put(requireName("store name", name), Objects.requireNonNull(store, "store"));
+            return this;
+        }
+
+        /** {@code FAIL_OPEN} makes every method run unprotected when the store is down. */
+        public Builder onStoreError(@Nonnull OnStoreError onStoreError) {
+            this.onStoreError = Objects.requireNonNull(onStoreError, ON_STORE_ERROR);
+            return this;
+        }
+
+        /** The clock records are stamped with (tests move it instead of sleeping). */
+        public Builder clock(@Nonnull Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** A store's own setting, {@code idem.<store>.<name>}. */
+        public Builder property(@Nonnull String key, @Nonnull String value) {
+            properties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        public Builder listener(@Nonnull IdempotencyListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        public Builder canonicalizer(@Nonnull KeyCanonicalizer<?> canonicalizer) {
+            canonicalizers.add(Objects.requireNonNull(canonicalizer, "canonicalizer"));
+            return this;
+        }
+
+        /** How often, and with what first pause (doubling), saving a result is tried. */
+        public Builder completionRetry(int attempts, @Nonnull Duration firstBackoff) {
+            if (attempts < 1) {
+                throw new IdempotencyConfigurationException("completion attempts must be at least 1: " + attempts);
+            }
+            if (firstBackoff.isNegative()) {
+                throw new IdempotencyConfigurationException("completion backoff must not be negative: "
+                        + firstBackoff);
+            }
+            this.completionAttempts = attempts;
+            this.completionBackoff = firstBackoff;
+            return this;
+        }
+
+        /** Lets tests beat leases by hand; production uses one daemon thread per engine. */
+        Builder heartbeatScheduler(LeaseHeartbeat.Scheduler scheduler) {
+            this.heartbeatScheduler = scheduler;
+            return this;
+        }
+
+        public IdemSettings build() {
+            return new IdemSettings(this);
+        }
+
+        private static String requireName(String what, String value) {
+            if (value == null || !NAME.matcher(value.trim()).matches()) {
+                throw new IdempotencyConfigurationException(what + " = \"" + value + "\" must be 1-64 letters,"
+                        + " digits, '.', '_' or '-'");
+            }
+            return value.trim();
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package dev.idem.core;
+
+/** What happened to a call, as reported to {@link IdempotencyListener}s. */
+public enum IdempotencyEventType {
+    /** The method ran and its result was stored. */
+    EXECUTED,
+    /** A stored result was returned and the method did not run. */
+    REPLAYED,
+    /** A stored failure was replayed (remembered failures, {@code noRetryFor}). */
+    FAILURE_REPLAYED,
+    /** A caller joined an execution already running in this JVM. */
+    COALESCED,
+    /** The same key came with another payload; the method did not run. */
+    CONFLICT,
+    /** Another process held the key and the caller did not get its result in time. */
+    IN_PROGRESS,
+    /** A claim whose lease had passed was taken over; the method runs again with a larger fencing token. */
+    TAKEOVER,
+    /** A call came after the window, while the old record was still kept: it ran again. Widen the window? */
+    LATE_DUPLICATE,
+    /** The execution's claim was taken over while it ran; its completion was refused by fencing. */
+    LEASE_LOST,
+    /** The work happened but its result could not be stored; the record stays in progress until its lease passes. */
+    INDETERMINATE,
+    /** The store failed before the call and the method ran unprotected ({@code FAIL_OPEN}). */
+    FAIL_OPEN,
+    /** The store failed and the call was refused ({@code FAIL_CLOSED}). */
+    STORE_ERROR
+}

@@ -1,0 +1,146 @@
+package dev.idem.core;
+
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.Idempotent;
+import jakarta.annotation.Nonnull;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.net.JarURLConnection;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Finds {@code @Idempotent} methods that are not woven, so such a method is reported instead of silently running
+ * unprotected. Load-time weaving with no {@code META-INF/aop.xml}, a module built without the AspectJ plugin, or a
+ * class the agent was told to skip all look like success until a duplicate gets through; run this check at start-up
+ * or in a test.
+ *
+ * <p>A method counts as woven when AspectJ (at compile time or load time) left its around-advice body beside it:
+ * a static method {@code name_aroundBodyN} taking the original parameters and a JoinPoint.
+ */
+public final class WeavingCheck {
+    private WeavingCheck() {
+    }
+
+    /** The {@code @Idempotent} methods declared by {@code classes} that are not woven. */
+    public static List<Method> unwovenMethods(@Nonnull Class<?>... classes) {
+        List<Method> unwoven = new ArrayList<>();
+        for (Class<?> c : classes) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.isAnnotationPresent(Idempotent.class) && !isWoven(m)) {
+                    unwoven.add(m);
+                }
+            }
+        }
+        return unwoven;
+    }
+
+    /**
+     * Throws when any {@code @Idempotent} method of {@code classes} is not woven.
+     *
+     * @throws IdempotencyConfigurationException listing each such method and how to weave it
+     */
+    public static void requireWoven(@Nonnull Class<?>... classes) {
+        List<Method> unwoven = unwovenMethods(classes);
+        if (!unwoven.isEmpty()) {
+            throw new IdempotencyConfigurationException(unwoven.size() + " @Idempotent method(s) are not woven and"
+                    + " would run without protection: " + unwoven.stream().map(WeavingCheck::describe)
+                    .collect(Collectors.joining(", ")) + ". Weave them at compile time (aspectj-maven-plugin with"
+                    + " dev.idem:idem-aspect as an aspectLibrary), at load time (-javaagent:aspectjweaver.jar with"
+                    + " idem-aspect on the class path), or attach the Idem agent.");
+        }
+    }
+
+    /**
+     * Throws when any {@code @Idempotent} method of a class in {@code packages} (and their sub-packages) on
+     * {@code loader}'s class path is not woven. Classes are loaded but not initialised.
+     */
+    public static void requireWovenPackages(@Nonnull ClassLoader loader, @Nonnull String... packages) {
+        List<Class<?>> classes = new ArrayList<>();
+        for (String p : packages) {
+            for (String name : classNames(loader, p)) {
+                try {
+                    classes.add(Class.forName(name, false, loader));
+                } catch (ClassNotFoundException | LinkageError e) {
+                    // a class that cannot load cannot run either; nothing to check
+                }
+            }
+        }
+        requireWoven(classes.toArray(new Class<?>[0]));
+    }
+
+    /** Whether AspectJ wove its around advice into {@code method}. */
+    public static boolean isWoven(@Nonnull Method method) {
+        String prefix = method.getName() + "_aroundBody";
+        boolean isStatic = Modifier.isStatic(method.getModifiers());
+        for (Method candidate : method.getDeclaringClass().getDeclaredMethods()) {
+            if (!candidate.getName().startsWith(prefix) || !Modifier.isStatic(candidate.getModifiers())) {
+                continue;
+            }
+            Class<?>[] p = candidate.getParameterTypes();
+            int from = isStatic ? 0 : 1;
+            if (p.length == method.getParameterCount() + from + 1
+                    && p[p.length - 1].getName().equals("org.aspectj.lang.JoinPoint")
+                    && Arrays.equals(Arrays.copyOfRange(p, from, p.length - 1), method.getParameterTypes())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String describe(Method m) {
+        return m.getDeclaringClass().getName() + "#" + m.getName() + Arrays.stream(m.getParameterTypes())
+                .map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+    }
+
+    private static List<String> classNames(ClassLoader loader, String packageName) {
+        String path = packageName.replace('.', '/');
+        List<String> names = new ArrayList<>();
+        try {
+            Enumeration<URL> roots = loader.getResources(path);
+            while (roots.hasMoreElements()) {
+                URL root = roots.nextElement();
+                if (root.getProtocol().equals("file")) {
+                    Path dir = Paths.get(root.toURI());
+                    try (Stream<Path> files = Files.walk(dir)) {
+                        files.filter(f -> f.toString().endsWith(".class")).forEach(f -> names.add(packageName + "."
+                                + dir.relativize(f).toString().replace(File.separatorChar, '.').replaceAll(
+                                "\\.class$", "")));
+                    }
+                } else if (root.getProtocol().equals("jar")) {
+                    JarURLConnection connection = (JarURLConnection) root.openConnection();
+                    connection.setUseCaches(false);
+                    try (JarFile jar = connection.getJarFile()) {
+                        for (JarEntry entry : java.util.Collections.list(jar.entries())) {
+                            String n = entry.getName();
+                            if (n.startsWith(path + "/") && n.endsWith(".class")) {
+                                names.add(n.substring(0, n.length() - 6).replace('/', '.'));
+                            }
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("scanning package " + packageName, e);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("scanning package " + packageName, e);
+        }
+        names.removeIf(n -> n.endsWith("module-info") || n.endsWith("package-info"));
+        return names;
+    }
+}

@@ -1,0 +1,483 @@
+package dev.idem.core.internal;
+
+import java.lang.reflect.Array;
+import java.lang.reflect.Field;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/**
+ * The canonical encoding of SEMANTICS.md section 2: a deterministic, type-tagged, length-prefixed byte form of a
+ * value, so equal values give equal bytes on every JVM and unequal values (including {@code 1} and {@code "1"}, or
+ * {@code ["a","b"]} and {@code ["ab"]}) give different bytes.
+ *
+ * <h2>Format</h2>
+ * Every value starts with a one-byte tag. Variable-length parts carry a four-byte length first, so no encoding is a
+ * prefix of another. Integral numbers of every width share one tag (changing a parameter from {@code int} to
+ * {@code long} keeps its keys); BigDecimal is encoded by value ({@code 1.0} = {@code 1.00}); floats are widened to
+ * double; sets and maps are sorted by the unsigned bytes of their elements' (keys') encodings; records and plain
+ * objects are encoded as their fields sorted by name.
+ *
+ * <h2>Reuse</h2>
+ * An encoder owns a growable buffer and is reused by its thread ({@link #acquire()}), so encoding a small argument
+ * list allocates nothing. A nested use on the same thread (a canonicaliser that itself calls an idempotent method)
+ * gets a fresh encoder rather than corrupting the outer one.
+ */
+final class CanonicalEncoder {
+    static final byte NULL = 0;
+    static final byte FALSE = 1;
+    static final byte TRUE = 2;
+    static final byte INTEGER = 3;
+    static final byte BIG_INTEGER = 4;
+    static final byte FLOATING = 5;
+    static final byte DECIMAL = 6;
+    static final byte CHAR = 7;
+    static final byte STRING = 8;
+    static final byte ENUM = 9;
+    static final byte UUID_TAG = 10;
+    static final byte TEMPORAL = 11;
+    static final byte BYTES = 12;
+    static final byte LIST = 13;
+    static final byte SET = 14;
+    static final byte MAP = 15;
+    static final byte EMPTY = 16;
+    static final byte PRESENT = 17;
+    static final byte OBJECT = 18;
+    static final byte SCALAR = 19;
+
+    private static final int MAX_DEPTH = 64;
+    private static final ThreadLocal<CanonicalEncoder> PER_THREAD = ThreadLocal.withInitial(CanonicalEncoder::new);
+
+    private byte[] buffer = new byte[256];
+    private int length;
+    private final Object[] enclosing = new Object[MAX_DEPTH];
+    private int depth;
+    private boolean inUse;
+    private Canonicalizers canonicalizers = Canonicalizers.NONE;
+
+    /** This thread's encoder, reset; call {@link #release()} when done with its bytes. */
+    static CanonicalEncoder acquire() {
+        CanonicalEncoder encoder = PER_THREAD.get();
+        if (encoder.inUse) {
+            encoder = new CanonicalEncoder();
+        }
+        encoder.inUse = true;
+        encoder.length = 0;
+        encoder.depth = 0;
+        encoder.canonicalizers = Canonicalizers.NONE;
+        return encoder;
+    }
+
+    void release() {
+        inUse = false;
+        canonicalizers = Canonicalizers.NONE;
+        if (buffer.length > 64 * 1024) {
+            buffer = new byte[256]; // do not pin a huge prompt's buffer to the thread forever
+        }
+    }
+
+    CanonicalEncoder using(Canonicalizers registered) {
+        this.canonicalizers = registered;
+        return this;
+    }
+
+    byte[] buffer() {
+        return buffer;
+    }
+
+    int length() {
+        return length;
+    }
+
+    void truncate(int newLength) {
+        length = newLength;
+    }
+
+    byte[] toByteArray() {
+        return Arrays.copyOf(buffer, length);
+    }
+
+    /** Encodes {@code value}; throws {@link UnencodableValueException} for values that have no canonical form. */
+    void encode(Object value) {
+        if (value == null) {
+            writeByte(NULL);
+            return;
+        }
+        Class<?> type = value.getClass();
+        if (!canonicalizers.isEmpty()) {
+            Object replacement = canonicalizers.canonicalize(value);
+            if (replacement != value) {
+                encode(replacement);
+                return;
+            }
+        }
+        switch (ValueKind.of(type)) {
+            case BOOLEAN:
+                writeByte((Boolean) value ? TRUE : FALSE);
+                return;
+            case INTEGRAL:
+                writeInteger(((Number) value).longValue());
+                return;
+            case BIG_INTEGER:
+                writeBigInteger((BigInteger) value);
+                return;
+            case FLOATING:
+                writeFloating(((Number) value).doubleValue());
+                return;
+            case DECIMAL:
+                writeDecimal((BigDecimal) value);
+                return;
+            case CHAR:
+                writeByte(CHAR);
+                writeChar((Character) value);
+                return;
+            case STRING:
+                writeString(value.toString());
+                return;
+            case ENUM:
+                writeByte(ENUM);
+                writeUtf8(((Enum<?>) value).name());
+                return;
+            case UUID:
+                UUID uuid = (UUID) value;
+                writeByte(UUID_TAG);
+                writeLong(uuid.getMostSignificantBits());
+                writeLong(uuid.getLeastSignificantBits());
+                return;
+            case TEMPORAL:
+                // The ISO form is the JDK's documented, stable text form; Instant's is always UTC.
+                writeByte(TEMPORAL);
+                writeUtf8(type.getSimpleName());
+                writeUtf8(value.toString());
+                return;
+            case SCALAR:
+                writeByte(SCALAR);
+                writeUtf8(type.getSimpleName());
+                writeUtf8(value instanceof java.util.Locale ? ((java.util.Locale) value).toLanguageTag()
+                        : value.toString());
+                return;
+            case BYTES:
+                byte[] bytes = (byte[]) value;
+                writeByte(BYTES);
+                writeInt(bytes.length);
+                writeBytes(bytes, 0, bytes.length);
+                return;
+            case PRIMITIVE_ARRAY:
+                writePrimitiveArray(value);
+                return;
+            case OBJECT_ARRAY:
+                enter(value);
+                Object[] array = (Object[]) value;
+                writeByte(LIST);
+                writeInt(array.length);
+                for (Object element : array) {
+                    encode(element);
+                }
+                leave();
+                return;
+            case OPTIONAL:
+                Optional<?> optional = (Optional<?>) value;
+                if (optional.isPresent()) {
+                    writeByte(PRESENT);
+                    encode(optional.get());
+                } else {
+                    writeByte(EMPTY);
+                }
+                return;
+            case PRIMITIVE_OPTIONAL:
+                writePrimitiveOptional(value);
+                return;
+            case LIST:
+                enter(value);
+                Collection<?> list = (Collection<?>) value;
+                writeByte(LIST);
+                writeInt(list.size());
+                for (Object element : list) {
+                    encode(element);
+                }
+                leave();
+                return;
+            case SET:
+                enter(value);
+                writeSorted(SET, (Collection<?>) value);
+                leave();
+                return;
+            case MAP:
+                enter(value);
+                writeMap((Map<?, ?>) value);
+                leave();
+                return;
+            case RECORD:
+            case PLAIN_OBJECT:
+                enter(value);
+                writeObject(value, ObjectLayout.of(type));
+                leave();
+                return;
+            default:
+                throw new UnencodableValueException("a value of type " + type.getName() + " has no canonical"
+                        + " form (streams, callbacks, connections, threads and the JDK's non-value classes are not"
+                        + " data)");
+        }
+    }
+
+    /** Encodes a string, tagged. */
+    void writeString(String value) {
+        writeByte(STRING);
+        writeUtf8(value);
+    }
+
+    void writeInteger(long value) {
+        writeByte(INTEGER);
+        writeLong(value);
+    }
+
+    private void writeBigInteger(BigInteger value) {
+        if (value.bitLength() < 64) {
+            writeInteger(value.longValue()); // the same number in a long encodes the same
+            return;
+        }
+        byte[] magnitude = value.toByteArray();
+        writeByte(BIG_INTEGER);
+        writeInt(magnitude.length);
+        writeBytes(magnitude, 0, magnitude.length);
+    }
+
+    private void writeFloating(double value) {
+        double normalised = value == 0.0 ? 0.0 : value; // -0.0 and 0.0 are one number
+        writeByte(FLOATING);
+        writeLong(Double.doubleToLongBits(normalised)); // one NaN bit pattern for every NaN
+    }
+
+    private void writeDecimal(BigDecimal value) {
+        BigDecimal canonical = value.signum() == 0 ? BigDecimal.ZERO : value.stripTrailingZeros();
+        byte[] unscaled = canonical.unscaledValue().toByteArray();
+        writeByte(DECIMAL);
+        writeInt(canonical.scale());
+        writeInt(unscaled.length);
+        writeBytes(unscaled, 0, unscaled.length);
+    }
+
+    private void writePrimitiveArray(Object array) {
+        int n = Array.getLength(array);
+        writeByte(LIST);
+        writeInt(n);
+        Class<?> component = array.getClass().getComponentType();
+        for (int i = 0; i < n; i++) {
+            if (component == int.class) {
+                writeInteger(((int[]) array)[i]);
+            } else if (component == long.class) {
+                writeInteger(((long[]) array)[i]);
+            } else if (component == double.class) {
+                writeFloating(((double[]) array)[i]);
+            } else if (component == boolean.class) {
+                writeByte(((boolean[]) array)[i] ? TRUE : FALSE);
+            } else if (component == char.class) {
+                writeByte(CHAR);
+                writeChar(((char[]) array)[i]);
+            } else if (component == float.class) {
+                writeFloating(((float[]) array)[i]);
+            } else if (component == short.class) {
+                writeInteger(((short[]) array)[i]);
+            }
+        }
+    }
+
+    private void writePrimitiveOptional(Object value) {
+        if (value instanceof OptionalInt) {
+            OptionalInt o = (OptionalInt) value;
+            if (o.isPresent()) {
+                writeByte(PRESENT);
+                writeInteger(o.getAsInt());
+                return;
+            }
+        } else if (value instanceof OptionalLong) {
+            OptionalLong o = (OptionalLong) value;
+            if (o.isPresent()) {
+                writeByte(PRESENT);
+                writeInteger(o.getAsLong());
+                return;
+            }
+        } else {
+            OptionalDouble o = (OptionalDouble) value;
+            if (o.isPresent()) {
+                writeByte(PRESENT);
+                writeFloating(o.getAsDouble());
+                return;
+            }
+        }
+        writeByte(EMPTY);
+    }
+
+    private void writeSorted(byte tag, Collection<?> elements) {
+        List<byte[]> encoded = new ArrayList<>(elements.size());
+        for (Object element : elements) {
+            encoded.add(encodeSeparately(element));
+        }
+        encoded.sort(Arrays::compareUnsigned);
+        writeByte(tag);
+        writeInt(encoded.size());
+        for (byte[] bytes : encoded) {
+            writeBytes(bytes, 0, bytes.length);
+        }
+    }
+
+    private void writeMap(Map<?, ?> map) {
+        List<byte[][]> entries = new ArrayList<>(map.size());
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+            entries.add(new byte[][] {encodeSeparately(entry.getKey()), encodeSeparately(entry.getValue())});
+        }
+        entries.sort((a, b) -> Arrays.compareUnsigned(a[0], b[0]));
+        writeByte(MAP);
+        writeInt(entries.size());
+        for (byte[][] entry : entries) {
+            writeBytes(entry[0], 0, entry[0].length);
+            writeBytes(entry[1], 0, entry[1].length);
+        }
+    }
+
+    /** Encodes into this buffer's tail, copies the bytes out, and rewinds: the element's encoding on its own. */
+    private byte[] encodeSeparately(Object element) {
+        int start = length;
+        encode(element);
+        byte[] bytes = Arrays.copyOfRange(buffer, start, length);
+        length = start;
+        return bytes;
+    }
+
+    private void writeObject(Object value, ObjectLayout layout) {
+        if (layout.inaccessible != null) {
+            throw layout.inaccessible;
+        }
+        Field[] fields = layout.fields;
+        writeByte(OBJECT);
+        writeInt(fields.length);
+        for (int i = 0; i < fields.length; i++) {
+            byte[] name = layout.encodedNames[i];
+            writeInt(name.length);
+            writeBytes(name, 0, name.length);
+            writeField(fields[i], value);
+        }
+    }
+
+    private void writeField(Field field, Object owner) {
+        try {
+            Class<?> type = field.getType();
+            if (type == int.class) {
+                writeInteger(field.getInt(owner));
+            } else if (type == long.class) {
+                writeInteger(field.getLong(owner));
+            } else if (type == boolean.class) {
+                writeByte(field.getBoolean(owner) ? TRUE : FALSE);
+            } else if (type == double.class) {
+                writeFloating(field.getDouble(owner));
+            } else if (type == float.class) {
+                writeFloating(field.getFloat(owner));
+            } else if (type == short.class || type == byte.class) {
+                writeInteger(field.getLong(owner));
+            } else if (type == char.class) {
+                writeByte(CHAR);
+                writeChar(field.getChar(owner));
+            } else {
+                encode(field.get(owner));
+            }
+        } catch (IllegalAccessException e) {
+            throw new UnencodableValueException("cannot read field " + field.getName() + ": " + e.getMessage());
+        }
+    }
+
+    private void enter(Object composite) {
+        for (int i = 0; i < depth; i++) {
+            if (enclosing[i] == composite) {
+                throw new UnencodableValueException("the value contains a cycle through a "
+                        + composite.getClass().getName());
+            }
+        }
+        if (depth == MAX_DEPTH) {
+            throw new UnencodableValueException("the value is nested deeper than " + MAX_DEPTH + " levels");
+        }
+        enclosing[depth++] = composite;
+    }
+
+    private void leave() {
+        enclosing[--depth] = null;
+    }
+
+    void writeByte(byte b) {
+        ensure(1);
+        buffer[length++] = b;
+    }
+
+    private void writeChar(char c) {
+        ensure(2);
+        buffer[length++] = (byte) (c >>> 8);
+        buffer[length++] = (byte) c;
+    }
+
+    void writeInt(int v) {
+        ensure(4);
+        buffer[length++] = (byte) (v >>> 24);
+        buffer[length++] = (byte) (v >>> 16);
+        buffer[length++] = (byte) (v >>> 8);
+        buffer[length++] = (byte) v;
+    }
+
+    void writeLong(long v) {
+        writeInt((int) (v >>> 32));
+        writeInt((int) v);
+    }
+
+    private void writeBytes(byte[] bytes, int offset, int count) {
+        ensure(count);
+        System.arraycopy(bytes, offset, buffer, length, count);
+        length += count;
+    }
+
+    /** UTF-8 without allocating: a length slot, the bytes, then the length patched in. */
+    private void writeUtf8(String s) {
+        int n = s.length();
+        ensure(4 + n * 3);
+        int lengthSlot = length;
+        length += 4;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                buffer[length++] = (byte) c;
+            } else if (c < 0x800) {
+                buffer[length++] = (byte) (0xC0 | (c >> 6));
+                buffer[length++] = (byte) (0x80 | (c & 0x3F));
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                int cp = Character.toCodePoint(c, s.charAt(++i));
+                buffer[length++] = (byte) (0xF0 | (cp >> 18));
+                buffer[length++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+                buffer[length++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+                buffer[length++] = (byte) (0x80 | (cp & 0x3F));
+            } else if (Character.isSurrogate(c)) {
+                buffer[length++] = (byte) '?'; // an unpaired surrogate, as String.getBytes(UTF_8) writes it
+            } else {
+                buffer[length++] = (byte) (0xE0 | (c >> 12));
+                buffer[length++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                buffer[length++] = (byte) (0x80 | (c & 0x3F));
+            }
+        }
+        int byteCount = length - lengthSlot - 4;
+        buffer[lengthSlot] = (byte) (byteCount >>> 24);
+        buffer[lengthSlot + 1] = (byte) (byteCount >>> 16);
+        buffer[lengthSlot + 2] = (byte) (byteCount >>> 8);
+        buffer[lengthSlot + 3] = (byte) byteCount;
+    }
+
+    private void ensure(int extra) {
+        if (length + extra > buffer.length) {
+            buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, length + extra));
+        }
+    }
+}

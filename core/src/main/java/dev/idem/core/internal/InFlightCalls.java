@@ -1,0 +1,49 @@
+package dev.idem.core.internal;
+
+import com.github.benmanes.caffeine.cache.AsyncCache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Executions running in this JVM, keyed by call, so concurrent identical calls share one execution
+ * (coalescing). Registration is atomic: of many callers of one key exactly one becomes the leader and runs the
+ * method; the others join its future.
+ *
+ * <p>Every joiner receives its own dependent copy of the shared future, so one caller cancelling or timing out
+ * completes only its copy and never the shared execution. The leader removes its entry in a {@code finally}
+ * once the outcome is published, whether the method returned or threw: a failed execution never leaves an entry
+ * behind for later callers to join.
+ */
+final class InFlightCalls {
+    /** A running execution; the payload digest lets a joiner with other arguments be told it conflicts. */
+    static final class Execution extends CompletableFuture<Object> {
+        final byte[] payloadDigest;
+
+        Execution(byte[] payloadDigest) {
+            this.payloadDigest = payloadDigest;
+        }
+    }
+
+    private final ConcurrentMap<CallKey, CompletableFuture<Object>> running;
+
+    InFlightCalls() {
+        AsyncCache<CallKey, Object> cache = Caffeine.newBuilder().buildAsync();
+        this.running = cache.asMap();
+    }
+
+    /** Registers {@code candidate} as the execution of {@code key}; returns the one already running, or null. */
+    Execution register(CallKey key, Execution candidate) {
+        return (Execution) running.putIfAbsent(key, candidate);
+    }
+
+    /** Removes {@code execution} if it is still the registered one. */
+    void finish(CallKey key, Execution execution) {
+        running.remove(key, execution);
+    }
+
+    int size() {
+        return running.size();
+    }
+}

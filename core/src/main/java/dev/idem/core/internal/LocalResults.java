@@ -1,0 +1,84 @@
+package dev.idem.core.internal;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+
+import java.time.Clock;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Completed results this engine has seen, so a replay costs a key derivation and one cache read, with no store
+ * round trip and no decoding. Entries hold the decoded value: replayed results are shared instances, which is why
+ * results should be immutable values.
+ *
+ * <p>Whether an entry still counts is decided from its timestamps at read time (expiry, window); Caffeine's own
+ * expiry, driven by the same clock, only frees the memory.
+ */
+final class LocalResults {
+    private static final int MAX_ENTRIES = 10_000;
+
+    /** A completed result and the times that bound its use. */
+    static final class Entry {
+        final Object value;
+        final byte[] payloadDigest;
+        final long supersedeAtMillis; // start + window; Long.MAX_VALUE without a window
+        final long expiresAtMillis;
+
+        Entry(Object value, byte[] payloadDigest, long supersedeAtMillis, long expiresAtMillis) {
+            this.value = value;
+            this.payloadDigest = payloadDigest;
+            this.supersedeAtMillis = supersedeAtMillis;
+            this.expiresAtMillis = expiresAtMillis;
+        }
+    }
+
+    private final Clock clock;
+    private final Cache<CallKey, Entry> entries;
+
+    LocalResults(Clock clock) {
+        this.clock = clock;
+        this.entries = Caffeine.newBuilder()
+                .maximumSize(MAX_ENTRIES)
+                .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
+                .expireAfter(new Expiry<CallKey, Entry>() {
+                    @Override
+                    public long expireAfterCreate(CallKey key, Entry entry, long currentTime) {
+                        long until = Math.min(entry.expiresAtMillis, entry.supersedeAtMillis);
+                        return Math.max(0, TimeUnit.MILLISECONDS.toNanos(until) - currentTime);
+                    }
+
+                    @Override
+                    public long expireAfterUpdate(CallKey key, Entry entry, long currentTime, long currentDuration) {
+                        return expireAfterCreate(key, entry, currentTime);
+                    }
+
+                    @Override
+                    public long expireAfterRead(CallKey key, Entry entry, long currentTime, long currentDuration) {
+                        return currentDuration;
+                    }
+                })
+                .build();
+    }
+
+    /** The entry for {@code key} if it still counts now: not expired and within its window. */
+    Entry lookup(CallKey key) {
+        Entry entry = entries.getIfPresent(key);
+        if (entry == null) {
+            return null;
+        }
+        long now = clock.millis();
+        if (now >= entry.expiresAtMillis || now >= entry.supersedeAtMillis) {
+            return null;
+        }
+        return entry;
+    }
+
+    void put(CallKey key, Entry entry) {
+        entries.put(key, entry);
+    }
+
+    void invalidate(CallKey key) {
+        entries.invalidate(key);
+    }
+}

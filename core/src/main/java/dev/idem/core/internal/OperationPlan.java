@@ -1,0 +1,155 @@
+package dev.idem.core.internal;
+
+import dev.idem.IdempotencyKeyException;
+import dev.idem.WindowAlignment;
+import dev.idem.core.IdempotencyPolicy;
+import dev.idem.store.IdempotencyStore;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.Arrays;
+
+/**
+ * Everything about one operation that does not depend on a call's arguments, computed once: the policy, the
+ * store, the key and payload sources, the scope template, the codecs. What a call needs beyond this is its
+ * arguments and the time.
+ */
+public final class OperationPlan {
+    final String operation;
+    final IdempotencyPolicy policy;
+    final IdempotencyStore store;
+    final String namespace;
+    final ScopeTemplate scope;
+    final KeySource[] keySources;
+    final KeySource[] payloadSources;
+    /** The key covers exactly the payload, so a key match implies a payload match and needs no second hash. */
+    final boolean payloadSameAsKey;
+    final ReturnKind returnKind;
+    final ResultCodec codec;
+    final FailureCodec failureCodec;
+    final Canonicalizers canonicalizers;
+    final long windowMillis;
+    final boolean fixedWindow;
+    final ZoneId zone;
+
+    OperationPlan(String operation, IdempotencyPolicy policy, IdempotencyStore store, String namespace,
+                  ScopeTemplate scope, KeySource[] keySources, KeySource[] payloadSources, ReturnKind returnKind,
+                  ResultCodec codec, FailureCodec failureCodec, Canonicalizers canonicalizers) {
+        this.operation = operation;
+        this.policy = policy;
+        this.store = store;
+        this.namespace = namespace;
+        this.scope = scope;
+        this.keySources = keySources;
+        this.payloadSources = payloadSources;
+        this.payloadSameAsKey = sameSources(keySources, payloadSources);
+        this.returnKind = returnKind;
+        this.codec = codec;
+        this.failureCodec = failureCodec;
+        this.canonicalizers = canonicalizers;
+        this.windowMillis = policy.window().toMillis();
+        this.fixedWindow = policy.windowAlignment() == WindowAlignment.FIXED;
+        this.zone = policy.zone();
+    }
+
+    /** The operation's name in messages and events. */
+    public String operation() {
+        return operation;
+    }
+
+    public IdempotencyPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * The call's key: the rendered scope and the first 128 bits of SHA-256 over the canonical encoding of the key
+     * values, the version, and for FIXED windows the window's start.
+     */
+    CallKey identify(Object[] args, long nowMillis) {
+        String renderedScope = renderScope(args);
+        CanonicalEncoder encoder = CanonicalEncoder.acquire().using(canonicalizers);
+        try {
+            encodeSources(encoder, keySources, args);
+            encoder.writeString(policy.version());
+            if (fixedWindow) {
+                encoder.writeInteger(windowStart(nowMillis));
+            }
+            byte[] digest = digestBuffer();
+            Sha256.digest(encoder.buffer(), encoder.length(), null, 0, digest);
+            return new CallKey(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8));
+        } finally {
+            encoder.release();
+        }
+    }
+
+    /** SHA-256 over the canonical encoding of the payload values. */
+    byte[] payloadDigest(Object[] args) {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire().using(canonicalizers);
+        try {
+            encodeSources(encoder, payloadSources, args);
+            byte[] digest = new byte[Sha256.LENGTH];
+            Sha256.digest(encoder.buffer(), encoder.length(), null, 0, digest);
+            return digest;
+        } finally {
+            encoder.release();
+        }
+    }
+
+    /** Whether a call with {@code digest} may be answered by an execution that ran with {@code stored}. */
+    boolean samePayload(byte[] stored, byte[] digest) {
+        return payloadSameAsKey || Arrays.equals(stored, digest);
+    }
+
+    /** Start of the aligned bucket holding {@code nowMillis}: windows are aligned to local time in the zone. */
+    long windowStart(long nowMillis) {
+        long offsetMillis = zone.getRules().getOffset(Instant.ofEpochMilli(nowMillis)).getTotalSeconds() * 1000L;
+        long local = nowMillis + offsetMillis;
+        return Math.floorDiv(local, windowMillis) * windowMillis - offsetMillis;
+    }
+
+    private String renderScope(Object[] args) {
+        if (scope.isLiteral()) {
+            return scope.render(args);
+        }
+        try {
+            return scope.render(args);
+        } catch (UnencodableValueException e) {
+            throw new IdempotencyKeyException(operation + ": " + e.getMessage());
+        }
+    }
+
+    private void encodeSources(CanonicalEncoder encoder, KeySource[] sources, Object[] args) {
+        encoder.writeByte(CanonicalEncoder.LIST);
+        encoder.writeInt(sources.length);
+        for (KeySource source : sources) {
+            Object value;
+            try {
+                value = source.valueIn(args);
+                encoder.encode(value);
+            } catch (UnencodableValueException e) {
+                throw new IdempotencyKeyException(operation + ": parameter " + source.describe() + " cannot be"
+                        + " encoded into a key: " + e.getMessage() + ". Mark the key parameters with"
+                        + " @IdempotencyKey (or list them in key = {...}) to leave it out, or register a"
+                        + " KeyCanonicalizer for its type.");
+            }
+        }
+    }
+
+    private static final ThreadLocal<byte[]> DIGEST = ThreadLocal.withInitial(() -> new byte[Sha256.LENGTH]);
+
+    private static byte[] digestBuffer() {
+        return DIGEST.get();
+    }
+
+    private static boolean sameSources(KeySource[] a, KeySource[] b) {
+        if (a.length != b.length) {
+            return false;
+        }
+        for (int i = 0; i < a.length; i++) {
+            if (!a[i].sameAs(b[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

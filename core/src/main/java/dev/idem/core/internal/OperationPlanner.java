@@ -1,0 +1,269 @@
+package dev.idem.core.internal;
+
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.IdempotencyKey;
+import dev.idem.Idempotent;
+import dev.idem.Normalize;
+import dev.idem.core.IdempotencyPolicy;
+import dev.idem.store.IdempotencyStore;
+
+import java.io.Serializable;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Parameter;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Turns an annotated method (or a programmatic operation) into an {@link OperationPlan}, checking everything that
+ * can be checked before the first call: attributes, key names and paths, parameter types, the return type, the
+ * store. Each refusal is an {@link IdempotencyConfigurationException} naming the method and what to change.
+ */
+public final class OperationPlanner {
+    private final StoreRegistry stores;
+    private final String namespace;
+    private final Canonicalizers canonicalizers;
+
+    OperationPlanner(StoreRegistry stores, String namespace, Canonicalizers canonicalizers) {
+        this.stores = stores;
+        this.namespace = namespace;
+        this.canonicalizers = canonicalizers;
+    }
+
+    /** The plan of an {@code @Idempotent} method. */
+    OperationPlan plan(Method method) {
+        String operation = method.getDeclaringClass().getName() + "#" + method.getName();
+        Idempotent annotation = method.getAnnotation(Idempotent.class);
+        if (annotation == null) {
+            throw new IdempotencyConfigurationException(operation + " is not annotated @Idempotent");
+        }
+        IdempotencyPolicy policy = IdempotencyPolicy.from(annotation, operation);
+        Parameter[] parameters = method.getParameters();
+        KeySource[] payload = payloadSources(operation, parameters);
+        KeySource[] key = keySources(operation, policy, parameters, payload);
+        ScopeTemplate scope = scope(operation, policy, parameters);
+        ReturnKind kind = returnKind(operation, method.getReturnType());
+        Type stored = kind.storedType(method.getGenericReturnType());
+        requireStorable(operation, stored);
+        ClassLoader loader = method.getDeclaringClass().getClassLoader();
+        List<Class<?>> failureTypes = new ArrayList<>(Arrays.asList(method.getExceptionTypes()));
+        failureTypes.addAll(policy.noRetryFor());
+        return new OperationPlan(operation, policy, store(operation, policy), namespace, scope, key, payload, kind,
+                new ResultCodec(operation, DecodeAllowList.forType(stored), loader),
+                new FailureCodec(operation, failureTypes, loader), canonicalizers);
+    }
+
+    /**
+     * The plan of a programmatic operation whose key and payload are the values it is called with.
+     *
+     * @param resultType the declared result type, for decoding and its allow-list
+     */
+    OperationPlan plan(IdempotencyPolicy policy, Type resultType) {
+        String operation = policy.operation();
+        if (policy.scope().isEmpty()) {
+            throw new IdempotencyConfigurationException(operation + ": a programmatic operation needs a scope");
+        }
+        if (!policy.key().isEmpty()) {
+            throw new IdempotencyConfigurationException(operation + ": key names select parameters of a method;"
+                    + " a programmatic operation is keyed by the values it is called with");
+        }
+        if (policy.scope().indexOf('{') >= 0) {
+            throw new IdempotencyConfigurationException(operation + ": scope placeholders need named parameters;"
+                    + " a programmatic operation builds its scope itself");
+        }
+        Class<?> raw = rawType(resultType);
+        ReturnKind kind = returnKind(operation, raw);
+        Type stored = kind.storedType(resultType);
+        requireStorable(operation, stored);
+        ClassLoader loader = raw.getClassLoader() != null ? raw.getClassLoader()
+                : Thread.currentThread().getContextClassLoader();
+        KeySource[] values = {new KeySource(0, "values", PropertyPath.WHOLE, new Normalize[0])};
+        return new OperationPlan(operation, policy, store(operation, policy), namespace,
+                ScopeTemplate.parse(policy.scope(), p -> null), values, values, kind,
+                new ResultCodec(operation, DecodeAllowList.forType(stored), loader),
+                new FailureCodec(operation, new ArrayList<>(policy.noRetryFor()), loader), canonicalizers);
+    }
+
+    private static KeySource[] payloadSources(String operation, Parameter[] parameters) {
+        List<KeySource> sources = new ArrayList<>();
+        for (int i = 0; i < parameters.length; i++) {
+            if (ValueKind.isNeverData(parameters[i].getType())) {
+                continue; // a callback or stream is not part of "what was asked"
+            }
+            IdempotencyKey marked = parameters[i].getAnnotation(IdempotencyKey.class);
+            // A parameter that is normalised for the key is normalised for the payload too, so " Foo" and "foo"
+            // are one call rather than a conflict.
+            Normalize[] normalize = marked != null && marked.value().isEmpty() ? marked.normalize() : new Normalize[0];
+            sources.add(new KeySource(i, parameters[i].getName(), PropertyPath.WHOLE, normalize));
+        }
+        return sources.toArray(new KeySource[0]);
+    }
+
+    private static KeySource[] keySources(String operation, IdempotencyPolicy policy, Parameter[] parameters,
+                                          KeySource[] payload) {
+        List<KeySource> marked = new ArrayList<>();
+        for (int i = 0; i < parameters.length; i++) {
+            IdempotencyKey key = parameters[i].getAnnotation(IdempotencyKey.class);
+            if (key != null) {
+                marked.add(source(operation, "@IdempotencyKey on parameter '" + parameters[i].getName() + "'",
+                        parameters, i, key.value(), key.normalize()));
+            }
+        }
+        if (!policy.key().isEmpty()) {
+            if (!marked.isEmpty()) {
+                throw new IdempotencyConfigurationException(operation + ": @Idempotent(key = "
+                        + policy.key() + ") and @IdempotencyKey both select key parameters; use one of them");
+            }
+            List<KeySource> named = new ArrayList<>();
+            for (String name : policy.key()) {
+                int dot = name.indexOf('.');
+                String parameter = dot < 0 ? name : name.substring(0, dot);
+                String path = dot < 0 ? "" : name.substring(dot + 1);
+                int index = indexOf(parameters, parameter);
+                if (index < 0) {
+                    String names = Arrays.stream(parameters).map(Parameter::getName).collect(Collectors.joining(", "));
+                    String hint = parameters.length > 0 && !parameters[0].isNamePresent()
+                            ? "; parameter names are not in the class file: compile with javac -parameters (or"
+                            + " <parameters>true</parameters> in the compiler plugin), or mark the parameter"
+                            + " with @IdempotencyKey"
+                            : "";
+                    throw new IdempotencyConfigurationException(operation + ": @Idempotent(key = \"" + name
+                            + "\") names no parameter; the parameters are [" + names + "]" + hint);
+                }
+                named.add(source(operation, "@Idempotent(key = \"" + name + "\")", parameters, index, path,
+                        new Normalize[0]));
+            }
+            return named.toArray(new KeySource[0]);
+        }
+        if (!marked.isEmpty()) {
+            return marked.toArray(new KeySource[0]);
+        }
+        for (Parameter parameter : parameters) {
+            if (ValueKind.isNeverData(parameter.getType())) {
+                throw new IdempotencyConfigurationException(operation + ": parameter '" + parameter.getName()
+                        + "' of type " + parameter.getType().getName() + " cannot be part of an idempotency key"
+                        + " (it is a stream, callback or resource, not data), and with no key parameters chosen"
+                        + " every parameter is one. Mark the key parameters with @IdempotencyKey, or list them in"
+                        + " @Idempotent(key = {...}).");
+            }
+        }
+        return payload;
+    }
+
+    private static KeySource source(String operation, String where, Parameter[] parameters, int index, String path,
+                                    Normalize[] normalize) {
+        Parameter parameter = parameters[index];
+        Class<?> type = parameter.getType();
+        if (ValueKind.isNeverData(type)) {
+            throw new IdempotencyConfigurationException(operation + ": " + where + ": parameter '"
+                    + parameter.getName() + "' of type " + type.getName() + " cannot be encoded into a key (a"
+                    + " stream, callback or resource is not data); choose other key parameters or register a"
+                    + " KeyCanonicalizer for the type");
+        }
+        PropertyPath resolved;
+        try {
+            resolved = PropertyPath.resolve(type, path);
+        } catch (IllegalArgumentException e) {
+            throw new IdempotencyConfigurationException(operation + ": " + where + ": " + e.getMessage());
+        }
+        Class<?> end = resolved.isWhole() ? type : resolved.resultType();
+        if (normalize.length > 0 && !CharSequence.class.isAssignableFrom(end) && end != Object.class) {
+            throw new IdempotencyConfigurationException(operation + ": " + where + ": normalize = "
+                    + Arrays.toString(normalize) + " applies to text, but the value is a " + end.getName());
+        }
+        return new KeySource(index, parameter.getName(), resolved, normalize);
+    }
+
+    private static ScopeTemplate scope(String operation, IdempotencyPolicy policy, Parameter[] parameters) {
+        String scope = policy.scope().isEmpty() ? operation : policy.scope();
+        try {
+            return ScopeTemplate.parse(scope, placeholder -> {
+                int dot = placeholder.indexOf('.');
+                String name = dot < 0 ? placeholder : placeholder.substring(0, dot);
+                int index = indexOf(parameters, name);
+                if (index < 0) {
+                    throw new IllegalArgumentException("placeholder {" + placeholder + "} names no parameter"
+                            + (parameters.length > 0 && !parameters[0].isNamePresent()
+                            ? " (parameter names need javac -parameters)" : ""));
+                }
+                Class<?> type = parameters[index].getType();
+                return new KeySource(index, name, PropertyPath.resolve(type, dot < 0 ? "" : placeholder.substring(
+                        dot + 1)), new Normalize[0]);
+            });
+        } catch (IllegalArgumentException e) {
+            throw new IdempotencyConfigurationException(operation + ": @Idempotent(scope = \"" + scope + "\"): "
+                    + e.getMessage());
+        }
+    }
+
+    private static ReturnKind returnKind(String operation, Class<?> raw) {
+        ReturnKind kind = ReturnKind.of(raw);
+        if (kind == ReturnKind.VALUE) {
+            String why = ReturnKind.whyNotReplayable(raw);
+            if (why != null) {
+                throw new IdempotencyConfigurationException(operation + ": its return type " + raw.getName()
+                        + " cannot be replayed: " + why + " (or leave the method unannotated)");
+            }
+        }
+        return kind;
+    }
+
+    private static void requireStorable(String operation, Type stored) {
+        Class<?> raw = rawType(stored);
+        if (raw.isPrimitive() || raw == Void.class || raw.isInterface() || Modifier.isAbstract(raw.getModifiers())) {
+            return;
+        }
+        Class<?> checked = raw.isArray() ? rawComponent(raw) : raw;
+        if (!checked.isPrimitive() && !Serializable.class.isAssignableFrom(checked)) {
+            throw new IdempotencyConfigurationException(operation + ": its result type " + checked.getName()
+                    + " is not Serializable; stored results are written with Java serialization (decoding is"
+                    + " limited to the declared result type), so declare it 'implements java.io.Serializable'");
+        }
+        String why = ReturnKind.whyNotReplayable(raw);
+        if (why != null) {
+            throw new IdempotencyConfigurationException(operation + ": its result type " + raw.getName()
+                    + " cannot be replayed: " + why);
+        }
+    }
+
+    private IdempotencyStore store(String operation, IdempotencyPolicy policy) {
+        try {
+            return stores.resolve(policy.store());
+        } catch (IllegalArgumentException e) {
+            String attribute = policy.store().isEmpty() ? "idem.store = \"" + stores.defaultName() + "\""
+                    : "@Idempotent(store = \"" + policy.store() + "\")";
+            throw new IdempotencyConfigurationException(operation + ": " + attribute + ": " + e.getMessage());
+        }
+    }
+
+    private static int indexOf(Parameter[] parameters, String name) {
+        for (int i = 0; i < parameters.length; i++) {
+            if (parameters[i].getName().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static Class<?> rawComponent(Class<?> array) {
+        Class<?> c = array;
+        while (c.isArray()) {
+            c = c.getComponentType();
+        }
+        return c;
+    }
+
+    static Class<?> rawType(Type type) {
+        if (type instanceof Class) {
+            return (Class<?>) type;
+        }
+        if (type instanceof ParameterizedType) {
+            return (Class<?>) ((ParameterizedType) type).getRawType();
+        }
+        return Object.class;
+    }
+}

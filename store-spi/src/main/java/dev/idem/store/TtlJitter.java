@@ -1,0 +1,25 @@
+package dev.idem.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The expiry every store applies: the stated ttl plus a uniform jitter of up to 10%, never less than stated, so
+ * records written together do not expire (and get recomputed) together.
+ */
+public final class TtlJitter {
+    /** The largest jitter, as a fraction of the ttl. */
+    public static final double MAX_FRACTION = 0.10;
+
+    private TtlJitter() {
+    }
+
+    /** An expiry in {@code [now + ttl, now + ttl * 1.1]}. */
+    public static Instant expiresAt(Instant now, Duration ttl) {
+        long ttlMillis = ttl.toMillis();
+        long jitterBound = (long) (ttlMillis * MAX_FRACTION);
+        long jitter = jitterBound <= 0 ? 0 : ThreadLocalRandom.current().nextLong(jitterBound + 1);
+        return now.plus(ttl).plusMillis(jitter);
+    }
+}
