@@ -117,22 +117,23 @@ public final class CallRunner implements AutoCloseable {
         try {
             outcome = claimAndRun(plan, key, payload, body);
         } catch (Throwable t) {
-            mine.completeExceptionally(t);
+            mine.fail(t);
             inFlight.finish(key, mine);
             throw t;
         }
         if (plan.returnKind == ReturnKind.FUTURE) {
+            CompletableFuture<Object> own = mine.joiner();
             ((CompletableFuture<?>) outcome).whenComplete((value, error) -> {
                 if (error != null) {
-                    mine.completeExceptionally(unwrap(error));
+                    mine.fail(unwrap(error));
                 } else {
-                    mine.complete(value);
+                    mine.succeed(value);
                 }
                 inFlight.finish(key, mine);
             });
-            return mine.copy();
+            return own;
         }
-        mine.complete(outcome);
+        mine.succeed(outcome);
         inFlight.finish(key, mine);
         return outcome;
     }
@@ -143,7 +144,7 @@ public final class CallRunner implements AutoCloseable {
             throw conflict(plan, key.toString());
         }
         events.emit(IdempotencyEventType.COALESCED, plan.operation, key, 0, "joined the execution running in this JVM");
-        CompletableFuture<Object> own = running.copy(); // cancelling it leaves the shared execution alone
+        CompletableFuture<Object> own = running.joiner(); // cancelling it leaves the shared execution alone
         if (plan.returnKind == ReturnKind.FUTURE) {
             return own;
         }

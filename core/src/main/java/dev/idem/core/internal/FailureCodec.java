@@ -75,10 +75,13 @@ final class FailureCodec {
         }
         try {
             try {
-                Constructor<?> withMessage = c.getConstructor(String.class);
+                Constructor<?> withMessage = c.getDeclaredConstructor(String.class);
+                withMessage.setAccessible(true);
                 return (Throwable) withMessage.newInstance(message);
             } catch (NoSuchMethodException e) {
-                return (Throwable) c.getConstructor().newInstance();
+                Constructor<?> plain = c.getDeclaredConstructor();
+                plain.setAccessible(true);
+                return (Throwable) plain.newInstance();
             }
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null;

@@ -17,19 +17,55 @@ import java.util.concurrent.ConcurrentMap;
  * behind for later callers to join.
  */
 final class InFlightCalls {
-    /** A running execution; the payload digest lets a joiner with other arguments be told it conflicts. */
-    static final class Execution extends CompletableFuture<Object> {
+    /**
+     * A running execution; the payload digest lets a joiner with other arguments be told it conflicts. It always
+     * completes normally, with an {@link Outcome}: a failure travels inside it, so Caffeine neither logs it as a
+     * failed load nor removes the entry behind the leader's back.
+     */
+    static final class Execution extends CompletableFuture<Outcome> {
         final byte[] payloadDigest;
 
         Execution(byte[] payloadDigest) {
             this.payloadDigest = payloadDigest;
         }
+
+        void succeed(Object value) {
+            complete(new Outcome(value, null));
+        }
+
+        void fail(Throwable failure) {
+            complete(new Outcome(null, failure));
+        }
+
+        /** A future of its own for one joiner: completing or cancelling it leaves the execution alone. */
+        CompletableFuture<Object> joiner() {
+            CompletableFuture<Object> own = new CompletableFuture<>();
+            whenComplete((outcome, impossible) -> {
+                if (outcome.failure != null) {
+                    own.completeExceptionally(outcome.failure);
+                } else {
+                    own.complete(outcome.value);
+                }
+            });
+            return own;
+        }
     }
 
-    private final ConcurrentMap<CallKey, CompletableFuture<Object>> running;
+    /** What an execution produced: its value, or the exception it threw. */
+    static final class Outcome {
+        final Object value;
+        final Throwable failure;
+
+        Outcome(Object value, Throwable failure) {
+            this.value = value;
+            this.failure = failure;
+        }
+    }
+
+    private final ConcurrentMap<CallKey, CompletableFuture<Outcome>> running;
 
     InFlightCalls() {
-        AsyncCache<CallKey, Object> cache = Caffeine.newBuilder().buildAsync();
+        AsyncCache<CallKey, Outcome> cache = Caffeine.newBuilder().buildAsync();
         this.running = cache.asMap();
     }
 
