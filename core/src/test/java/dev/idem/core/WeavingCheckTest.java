@@ -1,0 +1,45 @@
+package dev.idem.core;
+
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.Idempotent;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Method;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** This module is compiled by javac, so its annotated methods are exactly the unwoven case the check exists for. */
+class WeavingCheckTest {
+
+    static class Unwoven {
+        @Idempotent(scope = "unwoven")
+        public String generate(String prompt) {
+            return prompt;
+        }
+
+        public String notAnnotated(String prompt) {
+            return prompt;
+        }
+    }
+
+    @Test
+    void anAnnotatedMethodCompiledWithoutWeavingIsReported() throws Exception {
+        List<Method> unwoven = WeavingCheck.unwovenMethods(Unwoven.class);
+        assertEquals(List.of(Unwoven.class.getDeclaredMethod("generate", String.class)), unwoven);
+
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> WeavingCheck.requireWoven(Unwoven.class));
+        assertTrue(e.getMessage().contains(Unwoven.class.getName() + "#generate(String)"), e.getMessage());
+        assertTrue(e.getMessage().contains("aspectjweaver"), "says how to weave: " + e.getMessage());
+    }
+
+    @Test
+    void aPackageScanFindsUnwovenMethodsOnTheClassPath() {
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> WeavingCheck.requireWovenPackages(getClass().getClassLoader(), "dev.idem.core"));
+        assertTrue(e.getMessage().contains(Unwoven.class.getName() + "#generate"), e.getMessage());
+    }
+}
