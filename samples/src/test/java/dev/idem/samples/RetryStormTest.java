@@ -1,0 +1,55 @@
+package dev.idem.samples;
+
+import dev.idem.core.Idem;
+import dev.idem.core.IdemEngine;
+import dev.idem.core.IdemSettings;
+import dev.idem.core.WeavingCheck;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The demo's claims, checked: the same day costs and publishes exactly once per job with Idem, and not without. */
+class RetryStormTest {
+    private IdemEngine engine;
+    private IdemEngine previous;
+
+    @BeforeEach
+    void install() {
+        engine = IdemEngine.create(IdemSettings.custom().namespace("demo-test").build());
+        previous = Idem.install(engine);
+    }
+
+    @AfterEach
+    void restore() {
+        Idem.install(previous);
+        engine.close();
+    }
+
+    @Test
+    void theSampleIsWovenAtCompileTime() {
+        WeavingCheck.requireWoven(IdempotentArticlePipeline.class);
+    }
+
+    @Test
+    void withIdemEachJobIsBilledAndPublishedExactlyOnceAndTheReusedIdIsRefused() throws Exception {
+        RetryStorm.Outcome idem = RetryStorm.replay(true);
+
+        assertEquals(Map.of("go", 1, "java", 1, "kotlin", 1, "rust", 1), idem.publishedByTopic());
+        assertEquals(4, idem.billedCalls(), "one billed call per job");
+        assertEquals(1, idem.conflicts());
+    }
+
+    @Test
+    void withoutIdemTheSameDayPaysAndPublishesDuplicates() throws Exception {
+        RetryStorm.Outcome plain = RetryStorm.replay(false);
+
+        assertEquals(Map.of("go", 4, "golang", 1, "java", 2, "kotlin", 2, "rust", 4), plain.publishedByTopic());
+        assertEquals(13, plain.billedCalls(), "4 + 2 + 2 + 4 + 1");
+        assertTrue(plain.rateLimited() >= 1, "the burst met the rate limiter");
+    }
+}
