@@ -320,7 +320,11 @@ public final class IdempotencyPolicy {
 
         @SafeVarargs
         public final Builder noRetryFor(@Nonnull Class<? extends Throwable>... types) {
-            this.noRetryFor = List.of(types);
+            List<Class<? extends Throwable>> copy = new java.util.ArrayList<>(types.length);
+            for (Class<? extends Throwable> type : types) {
+                copy.add(Objects.requireNonNull(type, "noRetryFor"));
+            }
+            this.noRetryFor = List.copyOf(copy);
             return this;
         }
 
