@@ -70,7 +70,7 @@ class WeavingScenariosTest {
     @Test
     void everyAnnotatedMethodIsWoven() {
         WeavingCheck.requireWoven(ArticleService.class);
-        String mode = System.getProperty("idem.tests.weaving");
+        String mode = System.getProperty("weaving.mode");
         assertTrue(mode != null && !mode.isEmpty(), "the build says which weaving this run exercises");
     }
 

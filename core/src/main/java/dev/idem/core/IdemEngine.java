@@ -27,10 +27,8 @@ public final class IdemEngine implements AutoCloseable {
     private IdemEngine(IdemSettings settings) {
         this.settings = settings;
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        this.core = new EngineCore(settings.namespace(), settings.defaultStore(), settings.onStoreError(),
-                settings.clock(), settings.stores(), settings.properties(), settings.listeners(),
-                settings.canonicalizers(), settings.completionAttempts(), settings.completionBackoff(),
-                settings.heartbeatScheduler(), loader != null ? loader : IdemEngine.class.getClassLoader());
+        this.core = new EngineCore(settings, settings.heartbeatScheduler(),
+                loader != null ? loader : IdemEngine.class.getClassLoader());
     }
 
     /** An engine with {@code settings}. Close it when done (it owns a heartbeat thread and its stores). */

@@ -233,7 +233,10 @@ public final class IdemSettings {
             return this;
         }
 
-        /** Registers a store instance under {@code name} (and makes it the default if named so). */
+        /**
+         * Registers a store instance under {@code name}; it serves methods whose store has that name (the default
+         * store too, if named so). The caller keeps ownership: closing the engine does not close it.
+         */
         public Builder store(@Nonnull String name, @Nonnull IdempotencyStore store) {
             stores.put(requireName("store name", name), Objects.requireNonNull(store, "store"));
             return this;

@@ -68,7 +68,10 @@ public interface IdempotencyStore extends AutoCloseable {
     /** Removes the record of {@code key} whatever its state (an operator's action, not part of a call). */
     void delete(@Nonnull String key);
 
-    /** Releases the store's resources; afterwards every operation throws {@link IdempotencyStoreException}. */
+    /**
+     * Releases the store's resources; afterwards every operation throws {@link IdempotencyStoreException}.
+     * Closing twice is harmless.
+     */
     @Override
     default void close() {
     }

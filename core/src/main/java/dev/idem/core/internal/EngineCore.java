@@ -1,18 +1,11 @@
 package dev.idem.core.internal;
 
-import dev.idem.OnStoreError;
-import dev.idem.core.IdempotencyListener;
+import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.Invocation;
-import dev.idem.core.KeyCanonicalizer;
-import dev.idem.store.IdempotencyStore;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
-import java.time.Clock;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /** Wires the engine's parts together; the public {@code IdemEngine} is a thin facade over it. */
@@ -21,17 +14,18 @@ public final class EngineCore implements AutoCloseable {
     private final OperationPlanner planner;
     private final CallRunner runner;
 
-    @SuppressWarnings("checkstyle:ParameterNumber")
-    public EngineCore(String namespace, String defaultStore, OnStoreError onStoreError, Clock clock,
-                      Map<String, IdempotencyStore> registeredStores, Map<String, String> properties,
-                      List<IdempotencyListener> listeners, List<KeyCanonicalizer<?>> canonicalizers,
-                      int completionAttempts, Duration completionBackoff, LeaseHeartbeat.Scheduler scheduler,
-                      ClassLoader loader) {
-        this.stores = new StoreRegistry(registeredStores, properties, defaultStore, clock, loader);
-        this.planner = new OperationPlanner(stores, namespace, Canonicalizers.of(canonicalizers));
+    /**
+     * @param scheduler the lease heartbeat's scheduler, or null for a daemon thread of the engine's own
+     * @param loader    where store providers are looked up
+     */
+    public EngineCore(IdemSettings settings, LeaseHeartbeat.Scheduler scheduler, ClassLoader loader) {
+        this.stores = new StoreRegistry(settings.stores(), settings.properties(), settings.defaultStore(),
+                settings.clock(), loader);
+        this.planner = new OperationPlanner(stores, settings.namespace(), Canonicalizers.of(settings.canonicalizers()));
+        // Names this process's executions in records, so an operator can tell who holds a key.
         String owner = ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
-        this.runner = new CallRunner(clock, new Events(listeners), new LeaseHeartbeat(scheduler), owner,
-                onStoreError, completionAttempts, completionBackoff);
+        this.runner = new CallRunner(settings.clock(), new Events(settings.listeners()), new LeaseHeartbeat(scheduler),
+                owner, settings.onStoreError(), settings.completionAttempts(), settings.completionBackoff());
     }
 
     public OperationPlan plan(Method method) {
