@@ -76,6 +76,16 @@ public final class IdemEngine implements AutoCloseable {
         return new IdempotentOperation<>(core, core.plan(policy, resultType));
     }
 
+    /**
+     * Creates the default store now rather than at the first call, so a launcher can refuse to start with a store
+     * that does not exist or cannot be reached.
+     *
+     * @throws IdempotencyConfigurationException naming {@code idem.store} and the stores that are known
+     */
+    public void requireDefaultStore() {
+        core.requireDefaultStore();
+    }
+
     /** Executions registered as running in this JVM right now; zero when nothing runs. */
     public int inFlightCount() {
         return core.inFlightCount();

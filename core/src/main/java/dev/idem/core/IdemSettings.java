@@ -84,6 +84,14 @@ public final class IdemSettings {
      * @throws IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
      */
     public static IdemSettings fromEnvironment() {
+        return fromEnvironment(Map.of());
+    }
+
+    /**
+     * Settings from the environment as {@link #fromEnvironment()} reads it, with {@code overrides} (such as an
+     * agent's arguments, in {@code idem.*} form) taking precedence over everything else.
+     */
+    public static IdemSettings fromEnvironment(Map<String, String> overrides) {
         Map<String, String> merged = new LinkedHashMap<>();
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         if (loader == null) {
@@ -104,6 +112,7 @@ public final class IdemSettings {
                 merged.put(name, system.getProperty(name));
             }
         }
+        merged.putAll(overrides);
         Builder builder = fromProperties(merged, custom());
         ServiceLoader.load(IdempotencyListener.class, loader).forEach(builder::listener);
         ServiceLoader.load(KeyCanonicalizer.class, loader).forEach(builder::canonicalizer);

@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
+import dev.idem.core.internal.InstrumentedTypes;
 import jakarta.annotation.Nonnull;
 
 import java.io.File;
@@ -30,8 +31,9 @@ import java.util.stream.Stream;
  * class the agent was told to skip all look like success until a duplicate gets through; run this check at start-up
  * or in a test.
  *
- * <p>A method counts as woven when AspectJ (at compile time or load time) left its around-advice body beside it:
- * a static method {@code name_aroundBodyN} taking the original parameters and a JoinPoint.
+ * <p>A method counts as woven when AspectJ (at compile time or load time) left its around-advice body beside it
+ * (a static method {@code name_aroundBodyN} taking the original parameters and a JoinPoint), or when the Idem agent
+ * instrumented its class.
  */
 public final class WeavingCheck {
     private WeavingCheck() {
@@ -84,8 +86,11 @@ public final class WeavingCheck {
         requireWoven(classes.toArray(new Class<?>[0]));
     }
 
-    /** Whether AspectJ wove its around advice into {@code method}. */
+    /** Whether AspectJ wove its around advice into {@code method}, or the Idem agent instrumented it. */
     public static boolean isWoven(@Nonnull Method method) {
+        if (InstrumentedTypes.contains(method.getDeclaringClass())) {
+            return true;
+        }
         String prefix = method.getName() + "_aroundBody";
         boolean isStatic = Modifier.isStatic(method.getModifiers());
         for (Method candidate : method.getDeclaringClass().getDeclaredMethods()) {

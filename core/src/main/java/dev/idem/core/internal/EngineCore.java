@@ -1,5 +1,6 @@
 package dev.idem.core.internal;
 
+import dev.idem.IdempotencyConfigurationException;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.Invocation;
@@ -38,6 +39,15 @@ public final class EngineCore implements AutoCloseable {
 
     public Object run(OperationPlan plan, Object[] args, Invocation body) throws Throwable {
         return runner.run(plan, args, body);
+    }
+
+    public void requireDefaultStore() {
+        try {
+            stores.resolve("");
+        } catch (IllegalArgumentException e) {
+            throw new IdempotencyConfigurationException(IdemSettings.STORE + " = \"" + stores.defaultName() + "\": "
+                    + e.getMessage());
+        }
     }
 
     public int inFlightCount() {

@@ -1,0 +1,150 @@
+package dev.idem.agent.internal;
+
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.core.Idem;
+import dev.idem.core.IdemEngine;
+import dev.idem.core.IdemSettings;
+import dev.idem.core.internal.InstrumentedTypes;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.dynamic.Nexus;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.utility.JavaModule;
+
+import java.io.PrintStream;
+import java.lang.instrument.Instrumentation;
+import java.util.stream.Collectors;
+
+import static net.bytebuddy.matcher.ElementMatchers.declaresField;
+import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
+import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isAnnotatedWith;
+import static net.bytebuddy.matcher.ElementMatchers.isMethod;
+import static net.bytebuddy.matcher.ElementMatchers.isNative;
+import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
+
+/**
+ * Installs the agent once per JVM: configures the engine from the arguments, then has Byte Buddy add the advice to
+ * every {@code @Idempotent} method of the classes it sees, as they load and (retransforming) those already loaded.
+ *
+ * <p>Classes woven by AspectJ are left alone (they declare {@code ajc$} fields), so the advice never runs twice.
+ * A class whose annotated methods the arguments exclude is reported as an error, since those methods run
+ * unprotected.
+ */
+public final class Installer {
+    /** Set once installed; a system property, so a second copy of the agent in another loader also sees it. */
+    static final String INSTALLED = "dev.idem.agent.installed";
+    private static final PrintStream OUT = System.err;
+
+    private static final ElementMatcher.Junction<MethodDescription> IDEMPOTENT =
+            isMethod().and(isAnnotatedWith(named("dev.idem.Idempotent"))).and(not(isAbstract())).and(not(isNative()));
+
+    private Installer() {
+    }
+
+    /**
+     * Installs the agent.
+     *
+     * @throws AgentArgumentException for a bad argument, before anything is instrumented
+     */
+    public static synchronized void install(String rawArguments, Instrumentation instrumentation) {
+        if (System.getProperty(INSTALLED) != null) {
+            OUT.println("[idem-agent] already installed in this JVM; the second attach is ignored");
+            return;
+        }
+        AgentArguments args = AgentArguments.parse(rawArguments);
+        IdemEngine engine;
+        try {
+            engine = IdemEngine.create(IdemSettings.fromEnvironment(args.engineProperties()));
+            engine.requireDefaultStore();
+        } catch (IdempotencyConfigurationException e) {
+            throw new AgentArgumentException(e.getMessage().replace("idem.", ""));
+        }
+        Idem.install(engine);
+        System.setProperty(INSTALLED, "true");
+
+        // The default AgentBuilder eagerly prepares Byte Buddy's Nexus (type initialisers injected with Unsafe),
+        // which advice never needs; on JDK 24+ touching Unsafe prints a warning in the user's console. The key is
+        // relocated with Byte Buddy, so this reaches only the agent's own copy, never the application's.
+        System.setProperty(Nexus.PROPERTY, "true");
+        new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(new Reporter(args))
+                .ignore(nameStartsWith("net.bytebuddy.")
+                        .or(nameStartsWith("dev.idem.agent."))
+                        .or(nameStartsWith("dev.idem.core."))
+                        .or(nameStartsWith("dev.idem.aspect."))
+                        .or(nameStartsWith("dev.idem.store."))
+                        .or(nameStartsWith("java.")).or(nameStartsWith("jdk.")).or(nameStartsWith("sun."))
+                        .or(nameStartsWith("com.sun.")).or(isSynthetic()))
+                .type(declaresMethod(IDEMPOTENT))
+                .transform(transformer(args))
+                .installOn(instrumentation);
+    }
+
+    private static AgentBuilder.Transformer transformer(AgentArguments args) {
+        return (builder, type, loader, module, protectionDomain) -> {
+            String excludedBy = args.exclusionOf(type.getName());
+            if (excludedBy != null) {
+                for (MethodDescription m : type.getDeclaredMethods().filter(IDEMPOTENT)) {
+                    OUT.println("[idem-agent] ERROR " + describe(type, m) + " is annotated @Idempotent but not"
+                            + " instrumented (excluded by " + excludedBy + "): it runs without protection");
+                }
+                return builder;
+            }
+            if (!type.getDeclaredFields().filter(nameStartsWith("ajc$")).isEmpty()) {
+                if (args.verbose()) {
+                    OUT.println("[idem-agent] " + type.getName() + " is already woven by AspectJ; left alone");
+                }
+                return builder;
+            }
+            InstrumentedTypes.add(type.getName());
+            return instrument(builder);
+        };
+    }
+
+    private static DynamicType.Builder<?> instrument(DynamicType.Builder<?> builder) {
+        return builder
+                .visit(Advice.to(ValueAdvice.class).on(IDEMPOTENT.and(not(returns(void.class)))))
+                .visit(Advice.to(VoidAdvice.class).on(IDEMPOTENT.and(returns(void.class))));
+    }
+
+    static String describe(TypeDescription type, MethodDescription m) {
+        return type.getName() + "#" + m.getName() + m.getParameters().asTypeList().asErasures().stream()
+                .map(TypeDescription::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+    }
+
+    /** Lists instrumented methods when verbose, and always reports what could not be instrumented. */
+    private static final class Reporter extends AgentBuilder.Listener.Adapter {
+        private final AgentArguments args;
+
+        Reporter(AgentArguments args) {
+            this.args = args;
+        }
+
+        @Override
+        public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded,
+                                     DynamicType dynamicType) {
+            if (args.verbose() && args.exclusionOf(type.getName()) == null) {
+                for (MethodDescription m : type.getDeclaredMethods().filter(IDEMPOTENT)) {
+                    OUT.println("[idem-agent] instrumented " + describe(type, m) + (loaded ? " (retransformed)" : ""));
+                }
+            }
+        }
+
+        @Override
+        public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded,
+                            Throwable error) {
+            OUT.println("[idem-agent] ERROR could not instrument " + typeName + ": " + error
+                    + "; its @Idempotent methods run without protection");
+        }
+    }
+}

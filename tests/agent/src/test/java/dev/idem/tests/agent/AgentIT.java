@@ -1,0 +1,193 @@
+package dev.idem.tests.agent;
+
+import com.sun.tools.attach.VirtualMachine;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The agent on an unmodified, javac-compiled application in separate JVMs: the same scenarios as under compile-time
+ * weaving with the agent, and the duplicates without it, proving the agent is what changed the behaviour.
+ */
+class AgentIT {
+    private static final String APP = "dev.idem.tests.agent.app.AgentApp";
+    private static final String AGENT = System.getProperty("agent.jar");
+    private static final List<String> APP_CLASS_PATH = List.of(System.getProperty("app.jar"),
+            System.getProperty("annotations.jar"));
+
+    static Stream<Jvm> jdks() {
+        return Jvm.available();
+    }
+
+    private static List<String> agent(String arguments) {
+        return List.of("-javaagent:" + AGENT + (arguments.isEmpty() ? "" : "=" + arguments));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void withoutTheAgentEveryDuplicateRuns(Jvm jvm) throws Exception {
+        Jvm.Run dedup = jvm.run(List.of(), APP_CLASS_PATH, APP, "dedup");
+        assertEquals("4", dedup.value("runs"), dedup.toString());
+        assertEquals("2", dedup.value("static-runs"), dedup.toString());
+
+        Jvm.Run coalesce = jvm.run(List.of(), APP_CLASS_PATH, APP, "coalesce");
+        assertEquals("8", coalesce.value("runs"), coalesce.toString());
+
+        Jvm.Run conflict = jvm.run(List.of(), APP_CLASS_PATH, APP, "conflict");
+        assertEquals("none", conflict.value("conflict"), conflict.toString());
+
+        Jvm.Run failClosed = jvm.run(List.of(), APP_CLASS_PATH, APP, "fail-closed");
+        assertEquals("none", failClosed.value("store-error"), failClosed.toString());
+        assertEquals("1", failClosed.value("runs"), failClosed.toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void withTheAgentDuplicatesAreReplayed(Jvm jvm) throws Exception {
+        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "dedup");
+
+        assertEquals(0, run.exitCode(), run.toString());
+        assertEquals("2", run.value("runs"), "generate once, publish once: " + run);
+        assertEquals("1", run.value("static-runs"), run.toString());
+        assertEquals(List.of(), run.errLines(), "a clean start prints nothing: " + run);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void withTheAgentConcurrentCallsAreCoalesced(Jvm jvm) throws Exception {
+        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "coalesce");
+
+        assertEquals("1", run.value("runs"), run.toString());
+        assertEquals("7", run.value("coalesced"), run.toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void withTheAgentAConflictIsACatchableIdemException(Jvm jvm) throws Exception {
+        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "conflict");
+
+        assertEquals("caught", run.value("conflict"), run.toString());
+        assertEquals("1", run.value("runs"), run.toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void withTheAgentAnUnreachableStoreFailsClosed(Jvm jvm) throws Exception {
+        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "fail-closed");
+
+        assertEquals("caught", run.value("store-error"), run.toString());
+        assertEquals("0", run.value("runs"), run.toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void classesOfAChildClassLoaderAreInstrumented(Jvm jvm) throws Exception {
+        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "child-loader", System.getProperty("plugin.jar"));
+
+        assertEquals("child", run.value("loader"), run.toString());
+        assertEquals("hello ada", run.value("greeting"), run.toString());
+        assertEquals("1", run.value("runs"), run.toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aClassWovenAtCompileTimeIsLeftAloneSoTheAdviceRunsOnce(Jvm jvm) throws Exception {
+        // The samples are woven by ajc; under the agent they must behave exactly as without it.
+        List<String> classPath = List.of(System.getProperty("samples.jar"), System.getProperty("aspect.jar"),
+                System.getProperty("aspectjrt.jar"));
+        Jvm.Run run = jvm.run(agent("verbose=true"), classPath, "dev.idem.samples.RetryStormDemo");
+
+        assertEquals(0, run.exitCode(), run.toString());
+        assertTrue(run.err().contains("dev.idem.samples.IdempotentArticlePipeline is already woven by AspectJ; left"
+                + " alone"), run.toString());
+        assertTrue(run.out().lines().anyMatch(l -> l.matches("upstream calls \\(billed\\)\\s+13\\s+4")),
+                run.toString());
+    }
+
+    @Test
+    void anAgentAttachedTwiceInstrumentsOnce() throws Exception {
+        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        List<String> twice = new ArrayList<>(agent(""));
+        twice.addAll(agent("verbose=true"));
+
+        Jvm.Run run = jvm.run(twice, APP_CLASS_PATH, APP, "dedup");
+
+        assertEquals("2", run.value("runs"), run.toString());
+        assertTrue(run.err().contains("already installed in this JVM"), run.toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aLateAttachRetransformsClassesAlreadyLoaded(Jvm jvm) throws Exception {
+        List<String> options = jvm.major() >= 21 ? List.of("-XX:+EnableDynamicAgentLoading") : List.of();
+        Process app = jvm.start(options, APP_CLASS_PATH, APP, "late-attach");
+        try {
+            CompletableFuture<String> err = Jvm.read(app.getErrorStream());
+            BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(),
+                    StandardCharsets.UTF_8));
+            String ready = out.readLine();
+            while (ready != null && !ready.startsWith("ready pid=")) {
+                ready = out.readLine();
+            }
+            assertTrue(ready != null, "the application did not get ready: " + err.getNow(""));
+            VirtualMachine vm = VirtualMachine.attach(ready.substring("ready pid=".length()));
+            try {
+                vm.loadAgent(AGENT, "verbose=true");
+            } finally {
+                vm.detach();
+            }
+            try (OutputStream in = app.getOutputStream()) {
+                in.write("go\n".getBytes(StandardCharsets.UTF_8));
+            }
+            String runs = out.readLine();
+            assertTrue(app.waitFor(60, TimeUnit.SECONDS));
+            assertEquals("runs=2", runs, "one call before the attach, one after (its duplicate replayed); stderr: "
+                    + err.get(10, TimeUnit.SECONDS));
+            assertTrue(err.get(10, TimeUnit.SECONDS).contains("ArticleService#generate(String) (retransformed)"));
+        } finally {
+            app.destroyForcibly();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"store=nope", "ttl=5x", "colour=blue", "onStoreError=maybe", "namespace=prod eu",
+        "include=com..example", "verbose=yes"})
+    void aBadArgumentStopsTheJvmWithOneLineNamingIt(String argument) throws Exception {
+        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        Jvm.Run run = jvm.run(agent(argument), APP_CLASS_PATH, APP, "dedup");
+
+        assertTrue(run.exitCode() != 0, run.toString());
+        assertFalse(run.out().contains("started"), "the application must not run unprotected: " + run);
+        assertEquals(1, run.errLines().size(), run.toString());
+        String line = run.errLines().get(0);
+        assertTrue(line.startsWith("idem-agent: "), line);
+        String key = argument.substring(0, argument.indexOf('='));
+        assertTrue(line.contains(key), "names the argument: " + line);
+    }
+
+    @Test
+    void anAnnotatedMethodTheArgumentsExcludeIsReportedAsAnError() throws Exception {
+        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        Jvm.Run run = jvm.run(agent("exclude=dev.idem.tests.agent.app"), APP_CLASS_PATH, APP, "dedup");
+
+        assertEquals("4", run.value("runs"), run.toString());
+        assertTrue(run.err().contains("[idem-agent] ERROR dev.idem.tests.agent.app.ArticleService#generate(String)"
+                + " is annotated @Idempotent but not instrumented (excluded by exclude=dev.idem.tests.agent.app)"),
+                run.toString());
+    }
+}
