@@ -2,13 +2,12 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.core.internal.EngineCore;
+import dev.idem.core.internal.MethodPlans;
 import dev.idem.core.internal.OperationPlan;
 import jakarta.annotation.Nonnull;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 /**
  * The engine behind every front-end (the AspectJ aspect, the agent, the programmatic API): one behaviour, however
@@ -22,7 +21,7 @@ import java.util.concurrent.ConcurrentMap;
 public final class IdemEngine implements AutoCloseable {
     private final IdemSettings settings;
     private final EngineCore core;
-    private final ConcurrentMap<Method, OperationPlan> plans = new ConcurrentHashMap<>();
+    private final MethodPlans plans = new MethodPlans();
 
     private IdemEngine(IdemSettings settings) {
         this.settings = settings;
@@ -48,11 +47,7 @@ public final class IdemEngine implements AutoCloseable {
      * @throws Throwable what the method throws, unchanged, or an {@code IdempotencyException}
      */
     public Object invoke(@Nonnull Method method, @Nonnull Object[] args, @Nonnull Invocation body) throws Throwable {
-        OperationPlan plan = plans.get(method);
-        if (plan == null) {
-            plan = plans.computeIfAbsent(method, core::plan);
-        }
-        return core.run(plan, args, body);
+        return core.run(plans.get(method, core::plan), args, body);
     }
 
     /**
@@ -61,7 +56,7 @@ public final class IdemEngine implements AutoCloseable {
      * @throws IdempotencyConfigurationException naming the method and what to change
      */
     public void validate(@Nonnull Method method) {
-        plans.computeIfAbsent(method, core::plan);
+        plans.get(method, core::plan);
     }
 
     /**

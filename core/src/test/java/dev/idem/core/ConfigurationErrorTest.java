@@ -208,6 +208,35 @@ class ConfigurationErrorTest {
         }
     }
 
+    static class SharedScopes {
+        @Idempotent(scope = "shared")
+        String text(String a) {
+            return a;
+        }
+
+        @Idempotent(scope = "shared")
+        Integer number(String a) {
+            return 1;
+        }
+
+        @Idempotent(scope = "shared")
+        String sameTypeElsewhere(String a) {
+            return a;
+        }
+    }
+
+    @Test
+    void twoOperationsMayShareAScopeOnlyIfTheirResultsHaveOneType() {
+        fx.engine.validate(EngineFixture.find(SharedScopes.class, "text"));
+        fx.engine.validate(EngineFixture.find(SharedScopes.class, "sameTypeElsewhere"));
+
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> fx.engine.validate(EngineFixture.find(SharedScopes.class, "number")));
+        assertTrue(e.getMessage().contains(SharedScopes.class.getName() + "#number"), e.getMessage());
+        assertTrue(e.getMessage().contains("scope = \"shared\""), e.getMessage());
+        assertTrue(e.getMessage().contains(SharedScopes.class.getName() + "#text"), e.getMessage());
+    }
+
     static class Fine {
         @Idempotent
         String fine(String a) {

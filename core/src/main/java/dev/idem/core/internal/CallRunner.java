@@ -76,7 +76,7 @@ public final class CallRunner implements AutoCloseable {
 
     /** Runs {@code body} as {@code plan} promises, for a call with {@code args}. */
     public Object run(OperationPlan plan, Object[] args, Invocation body) throws Throwable {
-        CallKey key = plan.identify(args, clock.millis());
+        CallKey key = plan.identify(args, plan.keyDependsOnTime() ? clock.millis() : 0L);
         byte[] payload = null;
 
         LocalResults.Entry hit = local.lookup(key);

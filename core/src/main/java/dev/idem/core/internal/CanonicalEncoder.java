@@ -3,7 +3,11 @@ package dev.idem.core.internal;
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
 import java.math.BigDecimal;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigInteger;
+import java.nio.ByteOrder;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -55,10 +59,15 @@ final class CanonicalEncoder {
     static final byte SCALAR = 19;
 
     private static final int MAX_DEPTH = 64;
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final ThreadLocal<CanonicalEncoder> PER_THREAD = ThreadLocal.withInitial(CanonicalEncoder::new);
 
     private byte[] buffer = new byte[256];
     private int length;
+    /** The thread's SHA-256 and digest output, kept here so that a key costs one thread-local lookup. */
+    private final MessageDigest sha256 = Sha256.newDigest();
+    private final byte[] digest = new byte[Sha256.LENGTH];
     private final Object[] enclosing = new Object[MAX_DEPTH];
     private int depth;
     private boolean inUse;
@@ -106,6 +115,33 @@ final class CanonicalEncoder {
         return Arrays.copyOf(buffer, length);
     }
 
+    /** SHA-256 of the bytes written so far, into a buffer this encoder reuses (valid until its next use). */
+    byte[] sha256() {
+        Sha256.digest(sha256, buffer, length, digest);
+        return digest;
+    }
+
+    /**
+     * Encodes a parameter's value, reusing {@code source}'s record of the class it last saw, since a parameter
+     * nearly always receives one class: this skips the class lookup on the path of every call.
+     */
+    void encode(Object value, KeySource source) {
+        if (value != null && canonicalizers.isEmpty()) {
+            TypeEntry seen = source.lastType;
+            if (seen != null && seen.type == value.getClass() && (seen.kind == ValueKind.RECORD
+                    || seen.kind == ValueKind.PLAIN_OBJECT)) {
+                enter(value);
+                writeObject(value, seen.layout());
+                leave();
+                return;
+            }
+            if (seen == null || seen.type != value.getClass()) {
+                source.lastType = TypeEntry.of(value.getClass());
+            }
+        }
+        encode(value);
+    }
+
     /** Encodes {@code value}; throws {@link UnencodableValueException} for values that have no canonical form. */
     void encode(Object value) {
         if (value == null) {
@@ -113,6 +149,10 @@ final class CanonicalEncoder {
             return;
         }
         Class<?> type = value.getClass();
+        if (type == String.class && canonicalizers.isEmpty()) {
+            writeString((String) value); // the commonest key value, without a class lookup
+            return;
+        }
         if (!canonicalizers.isEmpty()) {
             Object replacement = canonicalizers.canonicalize(value);
             if (replacement != value) {
@@ -120,7 +160,8 @@ final class CanonicalEncoder {
                 return;
             }
         }
-        switch (ValueKind.of(type)) {
+        TypeEntry entry = TypeEntry.of(type);
+        switch (entry.kind) {
             case BOOLEAN:
                 writeByte((Boolean) value ? TRUE : FALSE);
                 return;
@@ -219,7 +260,7 @@ final class CanonicalEncoder {
             case RECORD:
             case PLAIN_OBJECT:
                 enter(value);
-                writeObject(value, ObjectLayout.of(type));
+                writeObject(value, entry.layout());
                 leave();
                 return;
             default:
@@ -361,8 +402,7 @@ final class CanonicalEncoder {
         writeByte(OBJECT);
         writeInt(fields.length);
         for (int i = 0; i < fields.length; i++) {
-            byte[] name = layout.encodedNames[i];
-            writeInt(name.length);
+            byte[] name = layout.nameHeaders[i]; // the name's length and UTF-8 bytes, prepared once
             writeBytes(name, 0, name.length);
             writeField(fields[i], value);
         }
@@ -424,15 +464,14 @@ final class CanonicalEncoder {
 
     void writeInt(int v) {
         ensure(4);
-        buffer[length++] = (byte) (v >>> 24);
-        buffer[length++] = (byte) (v >>> 16);
-        buffer[length++] = (byte) (v >>> 8);
-        buffer[length++] = (byte) v;
+        INTS.set(buffer, length, v);
+        length += 4;
     }
 
     void writeLong(long v) {
-        writeInt((int) (v >>> 32));
-        writeInt((int) v);
+        ensure(8);
+        LONGS.set(buffer, length, v);
+        length += 8;
     }
 
     private void writeBytes(byte[] bytes, int offset, int count) {
@@ -468,11 +507,7 @@ final class CanonicalEncoder {
                 buffer[length++] = (byte) (0x80 | (c & 0x3F));
             }
         }
-        int byteCount = length - lengthSlot - 4;
-        buffer[lengthSlot] = (byte) (byteCount >>> 24);
-        buffer[lengthSlot + 1] = (byte) (byteCount >>> 16);
-        buffer[lengthSlot + 2] = (byte) (byteCount >>> 8);
-        buffer[lengthSlot + 3] = (byte) byteCount;
+        INTS.set(buffer, lengthSlot, length - lengthSlot - 4);
     }
 
     private void ensure(int extra) {

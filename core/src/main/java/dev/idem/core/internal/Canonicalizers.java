@@ -23,6 +23,7 @@ public final class Canonicalizers {
     };
 
     private final List<KeyCanonicalizer<?>> registered;
+    private final boolean empty;
     private final ClassValue<KeyCanonicalizer<Object>> byClass = new ClassValue<>() {
         @Override
         @SuppressWarnings("unchecked")
@@ -43,6 +44,7 @@ public final class Canonicalizers {
 
     private Canonicalizers(List<KeyCanonicalizer<?>> registered) {
         this.registered = registered;
+        this.empty = registered.isEmpty();
     }
 
     public static Canonicalizers of(List<KeyCanonicalizer<?>> registered) {
@@ -50,7 +52,7 @@ public final class Canonicalizers {
     }
 
     boolean isEmpty() {
-        return registered.isEmpty();
+        return empty;
     }
 
     /** The value to encode in place of {@code value}; {@code value} itself when no canonicaliser matches. */

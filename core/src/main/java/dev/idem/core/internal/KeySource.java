@@ -14,6 +14,8 @@ final class KeySource {
     final String parameterName;
     final PropertyPath path;
     final Normalize[] normalize;
+    /** The class this parameter's value had last time (a benign race: any entry read is a correct one). */
+    volatile TypeEntry lastType;
 
     KeySource(int index, String parameterName, PropertyPath path, Normalize[] normalize) {
         this.index = index;
@@ -23,7 +25,7 @@ final class KeySource {
     }
 
     Object valueIn(Object[] args) {
-        Object value = path.read(args[index]);
+        Object value = path.isWhole() ? args[index] : path.read(args[index]);
         if (normalize.length > 0 && value instanceof CharSequence) {
             String s = value.toString();
             for (Normalize n : normalize) {

@@ -2,18 +2,16 @@ package dev.idem.core.internal;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
 
 import java.time.Clock;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Completed results this engine has seen, so a replay costs a key derivation and one cache read, with no store
  * round trip and no decoding. Entries hold the decoded value: replayed results are shared instances, which is why
  * results should be immutable values.
  *
- * <p>Whether an entry still counts is decided from its timestamps at read time (expiry, window); Caffeine's own
- * expiry, driven by the same clock, only frees the memory.
+ * <p>Whether an entry still counts is decided from its timestamps at read time (expiry, window); the cache is
+ * bounded by size, so stale entries that are never read again are evicted as newer ones arrive.
  */
 final class LocalResults {
     private static final int MAX_ENTRIES = 10_000;
@@ -38,27 +36,9 @@ final class LocalResults {
 
     LocalResults(Clock clock) {
         this.clock = clock;
-        this.entries = Caffeine.newBuilder()
-                .maximumSize(MAX_ENTRIES)
-                .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
-                .expireAfter(new Expiry<CallKey, Entry>() {
-                    @Override
-                    public long expireAfterCreate(CallKey key, Entry entry, long currentTime) {
-                        long until = Math.min(entry.expiresAtMillis, entry.supersedeAtMillis);
-                        return Math.max(0, TimeUnit.MILLISECONDS.toNanos(until) - currentTime);
-                    }
-
-                    @Override
-                    public long expireAfterUpdate(CallKey key, Entry entry, long currentTime, long currentDuration) {
-                        return expireAfterCreate(key, entry, currentTime);
-                    }
-
-                    @Override
-                    public long expireAfterRead(CallKey key, Entry entry, long currentTime, long currentDuration) {
-                        return currentDuration;
-                    }
-                })
-                .build();
+        // Size-bounded only: whether an entry counts is decided from its timestamps when it is read (and a stale
+        // one removed then), so Caffeine's own expiry would add a second clock read to every replay for nothing.
+        this.entries = Caffeine.newBuilder().maximumSize(MAX_ENTRIES).build();
     }
 
     /** The entry for {@code key} if it still counts now: not expired and within its window. */
@@ -69,6 +49,7 @@ final class LocalResults {
         }
         long now = clock.millis();
         if (now >= entry.expiresAtMillis || now >= entry.supersedeAtMillis) {
+            entries.asMap().remove(key, entry);
             return null;
         }
         return entry;
@@ -76,9 +57,5 @@ final class LocalResults {
 
     void put(CallKey key, Entry entry) {
         entries.put(key, entry);
-    }
-
-    void invalidate(CallKey key) {
-        entries.invalidate(key);
     }
 }

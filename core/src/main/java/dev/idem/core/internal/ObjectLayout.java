@@ -14,18 +14,12 @@ import java.util.List;
  * do not override them) so that encoding never runs user code.
  */
 final class ObjectLayout {
-    private static final ClassValue<ObjectLayout> LAYOUTS = new ClassValue<>() {
-        @Override
-        protected ObjectLayout computeValue(Class<?> type) {
-            return new ObjectLayout(type);
-        }
-    };
-
     final Field[] fields;
-    final byte[][] encodedNames;
+    /** Per field: its name's UTF-8 length (four bytes, big-endian) followed by the name's bytes. */
+    final byte[][] nameHeaders;
     final RuntimeException inaccessible;
 
-    private ObjectLayout(Class<?> type) {
+    ObjectLayout(Class<?> type) {
         List<Field> found = new ArrayList<>();
         if (type.isRecord()) {
             for (RecordComponent component : type.getRecordComponents()) {
@@ -58,14 +52,12 @@ final class ObjectLayout {
             }
         }
         this.fields = found.toArray(new Field[0]);
-        this.encodedNames = new byte[fields.length][];
+        this.nameHeaders = new byte[fields.length][];
         for (int i = 0; i < fields.length; i++) {
-            encodedNames[i] = fields[i].getName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] name = fields[i].getName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] header = java.nio.ByteBuffer.allocate(4 + name.length).putInt(name.length).put(name).array();
+            nameHeaders[i] = header;
         }
         this.inaccessible = failure;
-    }
-
-    static ObjectLayout of(Class<?> type) {
-        return LAYOUTS.get(type);
     }
 }

@@ -65,7 +65,7 @@ public final class OperationPlan {
      * The call's key: the rendered scope and the first 128 bits of SHA-256 over the canonical encoding of the key
      * values, the version, and for FIXED windows the window's start.
      */
-    CallKey identify(Object[] args, long nowMillis) {
+    public CallKey identify(Object[] args, long nowMillis) {
         String renderedScope = renderScope(args);
         CanonicalEncoder encoder = CanonicalEncoder.acquire().using(canonicalizers);
         try {
@@ -74,8 +74,7 @@ public final class OperationPlan {
             if (fixedWindow) {
                 encoder.writeInteger(windowStart(nowMillis));
             }
-            byte[] digest = digestBuffer();
-            Sha256.digest(encoder.buffer(), encoder.length(), null, 0, digest);
+            byte[] digest = encoder.sha256();
             return new CallKey(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8));
         } finally {
             encoder.release();
@@ -87,12 +86,15 @@ public final class OperationPlan {
         CanonicalEncoder encoder = CanonicalEncoder.acquire().using(canonicalizers);
         try {
             encodeSources(encoder, payloadSources, args);
-            byte[] digest = new byte[Sha256.LENGTH];
-            Sha256.digest(encoder.buffer(), encoder.length(), null, 0, digest);
-            return digest;
+            return encoder.sha256().clone();
         } finally {
             encoder.release();
         }
+    }
+
+    /** Whether calls need the time to be told apart (FIXED windows put the window's start in the key). */
+    boolean keyDependsOnTime() {
+        return fixedWindow;
     }
 
     /** Whether a call with {@code digest} may be answered by an execution that ran with {@code stored}. */
@@ -125,7 +127,7 @@ public final class OperationPlan {
             Object value;
             try {
                 value = source.valueIn(args);
-                encoder.encode(value);
+                encoder.encode(value, source);
             } catch (UnencodableValueException e) {
                 throw new IdempotencyKeyException(operation + ": parameter " + source.describe() + " cannot be"
                         + " encoded into a key: " + e.getMessage() + ". Mark the key parameters with"
@@ -133,12 +135,6 @@ public final class OperationPlan {
                         + " KeyCanonicalizer for its type.");
             }
         }
-    }
-
-    private static final ThreadLocal<byte[]> DIGEST = ThreadLocal.withInitial(() -> new byte[Sha256.LENGTH]);
-
-    private static byte[] digestBuffer() {
-        return DIGEST.get();
     }
 
     private static boolean sameSources(KeySource[] a, KeySource[] b) {

@@ -16,6 +16,8 @@ import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.stream.Collectors;
 
 /**
@@ -27,6 +29,11 @@ public final class OperationPlanner {
     private final StoreRegistry stores;
     private final String namespace;
     private final Canonicalizers canonicalizers;
+    /** Scope (or scope template) to the operation that uses it and its stored type, to catch collisions. */
+    private final ConcurrentMap<String, ScopeOwner> scopes = new ConcurrentHashMap<>();
+
+    private record ScopeOwner(String operation, Type stored) {
+    }
 
     OperationPlanner(StoreRegistry stores, String namespace, Canonicalizers canonicalizers) {
         this.stores = stores;
@@ -49,6 +56,7 @@ public final class OperationPlanner {
         ReturnKind kind = returnKind(operation, method.getReturnType());
         Type stored = kind.storedType(method.getGenericReturnType());
         requireStorable(operation, stored);
+        requireOwnScope(operation, policy.scope().isEmpty() ? operation : policy.scope(), stored);
         ClassLoader loader = method.getDeclaringClass().getClassLoader();
         List<Class<?>> failureTypes = new ArrayList<>(Arrays.asList(method.getExceptionTypes()));
         failureTypes.addAll(policy.noRetryFor());
@@ -79,6 +87,7 @@ public final class OperationPlanner {
         ReturnKind kind = returnKind(operation, raw);
         Type stored = kind.storedType(resultType);
         requireStorable(operation, stored);
+        requireOwnScope(operation, policy.scope(), stored);
         ClassLoader loader = raw.getClassLoader() != null ? raw.getClassLoader()
                 : Thread.currentThread().getContextClassLoader();
         KeySource[] values = {new KeySource(0, "values", PropertyPath.WHOLE, new Normalize[0])};
@@ -227,6 +236,21 @@ public final class OperationPlanner {
         if (why != null) {
             throw new IdempotencyConfigurationException(operation + ": its result type " + raw.getName()
                     + " cannot be replayed: " + why);
+        }
+    }
+
+    /**
+     * Two operations with one scope share keys, so the same arguments give one of them the other's stored result.
+     * That can work only if their results have the same type; otherwise it is refused here rather than failing
+     * later with a ClassCastException or a refused decode.
+     */
+    private void requireOwnScope(String operation, String scope, Type stored) {
+        ScopeOwner owner = scopes.putIfAbsent(scope, new ScopeOwner(operation, stored));
+        if (owner != null && !owner.stored().equals(stored)) {
+            throw new IdempotencyConfigurationException(operation + ": @Idempotent(scope = \"" + scope + "\") is"
+                    + " already the scope of " + owner.operation() + ", whose result type is "
+                    + owner.stored().getTypeName() + ", not " + stored.getTypeName() + "; equal arguments would"
+                    + " replay one's result to the other. Give each operation a scope of its own.");
         }
     }
 

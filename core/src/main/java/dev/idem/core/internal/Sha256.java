@@ -1,5 +1,8 @@
 package dev.idem.core.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -8,12 +11,12 @@ import java.security.NoSuchAlgorithmException;
 final class Sha256 {
     static final int LENGTH = 32;
     private static final char[] HEX = "0123456789abcdef".toCharArray();
-    private static final ThreadLocal<MessageDigest> DIGEST = ThreadLocal.withInitial(Sha256::newDigest);
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private Sha256() {
     }
 
-    private static MessageDigest newDigest() {
+    static MessageDigest newDigest() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
@@ -21,13 +24,9 @@ final class Sha256 {
         }
     }
 
-    /** Hashes {@code bytes[0..length)} followed by {@code suffix[0..suffixLength)} into {@code out[0..32)}. */
-    static void digest(byte[] bytes, int length, byte[] suffix, int suffixLength, byte[] out) {
-        MessageDigest digest = DIGEST.get();
+    /** Hashes {@code bytes[0..length)} with {@code digest} into {@code out[0..32)}. */
+    static void digest(MessageDigest digest, byte[] bytes, int length, byte[] out) {
         digest.update(bytes, 0, length);
-        if (suffixLength > 0) {
-            digest.update(suffix, 0, suffixLength);
-        }
         try {
             digest.digest(out, 0, LENGTH);
         } catch (DigestException e) {
@@ -36,11 +35,7 @@ final class Sha256 {
     }
 
     static long readLong(byte[] bytes, int offset) {
-        long value = 0;
-        for (int i = 0; i < 8; i++) {
-            value = (value << 8) | (bytes[offset + i] & 0xFF);
-        }
-        return value;
+        return (long) LONGS.get(bytes, offset);
     }
 
     static String hex(byte[] bytes, int length) {

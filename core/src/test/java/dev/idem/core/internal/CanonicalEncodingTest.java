@@ -74,7 +74,7 @@ class CanonicalEncodingTest {
     static String sha256(Object value) {
         byte[] bytes = encode(value);
         byte[] out = new byte[32];
-        Sha256.digest(bytes, bytes.length, null, 0, out);
+        Sha256.digest(Sha256.newDigest(), bytes, bytes.length, out);
         return Sha256.hex(out, 32);
     }
 

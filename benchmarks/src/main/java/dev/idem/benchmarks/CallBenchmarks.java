@@ -1,0 +1,108 @@
+package dev.idem.benchmarks;
+
+import com.trendyol.jdempotent.core.aspect.IdempotentAspect;
+import com.trendyol.jdempotent.core.datasource.InMemoryIdempotentRepository;
+import dev.idem.core.WeavingCheck;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One call of {@link Generator#generate}: plainly, the hand-written floor, Idem (replay and fresh key) and the peer
+ * (replay and fresh key), all in one run so the ratios compare like with like.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class CallBenchmarks {
+    private final GenerateRequest request = new GenerateRequest("rust", 20261129);
+    private final Generator plain = new Generators.Plain();
+    private final Generators.Idem idem = new Generators.Idem();
+    private final Generator idemFresh = new Generators.IdemFresh();
+    private final Generators.Peer peer = new Generators.Peer();
+    private final Generator peerFresh = new Generators.Peer();
+    private final Floor floor = new Floor();
+
+    /** A new request per call, for the fresh-key variants. */
+    @State(Scope.Thread)
+    public static class FreshRequests {
+        private int next;
+
+        GenerateRequest next() {
+            return new GenerateRequest("topic", next++);
+        }
+    }
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        Engines.installFresh();
+        WeavingCheck.requireWoven(Generators.Idem.class, Generators.IdemFresh.class);
+        floor.remember(request, Generator.ARTICLE);
+        idem.generate(request);
+        peer.generate(request);
+    }
+
+    @Setup(Level.Iteration)
+    public void freshPeerRepository() throws ReflectiveOperationException {
+        // The peer's in-memory repository never evicts; a fresh one per iteration keeps peerFresh from filling
+        // the heap. The replay key is stored again at once.
+        IdempotentAspect aspect = (IdempotentAspect) IdempotentAspect.class.getMethod("aspectOf").invoke(null);
+        aspect.setIdempotentRepository(new InMemoryIdempotentRepository());
+        peer.generate(request);
+    }
+
+    @TearDown(Level.Trial)
+    public void replaysWereReplays() {
+        // A replay benchmark whose body kept running would be measuring something else: refuse the numbers.
+        if (idem.runs.get() != 1) {
+            throw new IllegalStateException("idemReplay ran its body " + idem.runs.get() + " times");
+        }
+        if (peer.runs.get() > 100) {
+            throw new IllegalStateException("peerReplay ran its body " + peer.runs.get() + " times");
+        }
+    }
+
+    @Benchmark
+    public String plain() {
+        return plain.generate(request);
+    }
+
+    @Benchmark
+    public String floor() {
+        return floor.lookup(request);
+    }
+
+    @Benchmark
+    public String idemReplay() {
+        return idem.generate(request);
+    }
+
+    @Benchmark
+    public String idemFresh(FreshRequests fresh) {
+        return idemFresh.generate(fresh.next());
+    }
+
+    @Benchmark
+    public String peerReplay() {
+        return peer.generate(request);
+    }
+
+    @Benchmark
+    public String peerFresh(FreshRequests fresh) {
+        return peerFresh.generate(fresh.next());
+    }
+}

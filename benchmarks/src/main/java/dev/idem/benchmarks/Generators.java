@@ -1,0 +1,52 @@
+package dev.idem.benchmarks;
+
+import com.trendyol.jdempotent.core.annotation.JdempotentRequestPayload;
+import com.trendyol.jdempotent.core.annotation.JdempotentResource;
+import dev.idem.Idempotent;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The same small method, plain, under Idem and under the peer. Each counts how often its body really ran. */
+final class Generators {
+    private Generators() {
+    }
+
+    static class Plain implements Generator {
+        @Override
+        public String generate(GenerateRequest request) {
+            return ARTICLE;
+        }
+    }
+
+    static class Idem implements Generator {
+        final AtomicInteger runs = new AtomicInteger();
+
+        @Override
+        @Idempotent(scope = "bench:generate", ttl = "1h")
+        public String generate(GenerateRequest request) {
+            runs.incrementAndGet();
+            return ARTICLE;
+        }
+    }
+
+    /** A new key every call: short ttl so the in-memory store does not grow for the whole run. */
+    static class IdemFresh implements Generator {
+        @Override
+        @Idempotent(scope = "bench:fresh", ttl = "1s")
+        public String generate(GenerateRequest request) {
+            return ARTICLE;
+        }
+    }
+
+    static class Peer implements Generator {
+        final AtomicInteger runs = new AtomicInteger();
+
+        @Override
+        @JdempotentResource(cachePrefix = "bench", ttl = 1, ttlTimeUnit = TimeUnit.HOURS)
+        public String generate(@JdempotentRequestPayload GenerateRequest request) {
+            runs.incrementAndGet();
+            return ARTICLE;
+        }
+    }
+}
