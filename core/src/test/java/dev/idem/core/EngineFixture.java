@@ -80,22 +80,18 @@ final class EngineFixture implements AutoCloseable {
         engine.close();
     }
 
-    /** Lease beats that run only when the test says so. */
+    /** A heartbeat sweep that runs only when the test says so. */
     static final class ManualHeartbeat implements LeaseHeartbeat.Scheduler {
-        private final List<Runnable> beats = new CopyOnWriteArrayList<>();
+        private final List<Runnable> sweeps = new CopyOnWriteArrayList<>();
 
         @Override
-        public Runnable schedule(Runnable beat, Duration period) {
-            beats.add(beat);
-            return () -> beats.remove(beat);
+        public Runnable schedule(Runnable sweep, Duration period) {
+            sweeps.add(sweep);
+            return () -> sweeps.remove(sweep);
         }
 
         void beatAll() {
-            beats.forEach(Runnable::run);
-        }
-
-        int active() {
-            return beats.size();
+            sweeps.forEach(Runnable::run);
         }
     }
 }

@@ -25,7 +25,7 @@ public final class EngineCore implements AutoCloseable {
         this.planner = new OperationPlanner(stores, settings.namespace(), Canonicalizers.of(settings.canonicalizers()));
         // Names this process's executions in records, so an operator can tell who holds a key.
         String owner = ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
-        this.runner = new CallRunner(settings.clock(), new Events(settings.listeners()), new LeaseHeartbeat(scheduler),
+        this.runner = new CallRunner(settings.clock(), new Events(settings.listeners()), new LeaseHeartbeat(settings.clock(), scheduler),
                 owner, settings.onStoreError(), settings.completionAttempts(), settings.completionBackoff());
     }
 

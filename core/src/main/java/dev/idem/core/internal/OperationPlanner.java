@@ -61,7 +61,7 @@ public final class OperationPlanner {
         List<Class<?>> failureTypes = new ArrayList<>(Arrays.asList(method.getExceptionTypes()));
         failureTypes.addAll(policy.noRetryFor());
         return new OperationPlan(operation, policy, store(operation, policy), namespace, scope, key, payload, kind,
-                new ResultCodec(operation, DecodeAllowList.forType(stored), loader),
+                new ResultCodec(operation, rawType(stored), DecodeAllowList.forType(stored), loader),
                 new FailureCodec(operation, failureTypes, loader), canonicalizers);
     }
 
@@ -93,7 +93,7 @@ public final class OperationPlanner {
         KeySource[] values = {new KeySource(0, "values", PropertyPath.WHOLE, new Normalize[0])};
         return new OperationPlan(operation, policy, store(operation, policy), namespace,
                 ScopeTemplate.parse(policy.scope(), p -> null), values, values, kind,
-                new ResultCodec(operation, DecodeAllowList.forType(stored), loader),
+                new ResultCodec(operation, rawType(stored), DecodeAllowList.forType(stored), loader),
                 new FailureCodec(operation, new ArrayList<>(policy.noRetryFor()), loader), canonicalizers);
     }
 
