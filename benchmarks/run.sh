@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs the benchmarks and writes docs/benchmarks.md.
+#   benchmarks/run.sh quick   # about 5 minutes on 2 cores: 1 fork, short iterations
+#   benchmarks/run.sh full    # about 25 minutes: 3 forks, longer iterations
+set -euo pipefail
+cd "$(dirname "$0")/.."
+profile="${1:-quick}"
+case "$profile" in
+  quick) opts=(-f 1 -wi 3 -w 1s -i 5 -r 1s) ;;
+  full)  opts=(-f 3 -wi 5 -w 2s -i 10 -r 2s) ;;
+  *) echo "usage: benchmarks/run.sh [quick|full]" >&2; exit 2 ;;
+esac
+
+mvn -q -B -ntp -pl benchmarks -am package -DskipTests
+jar=benchmarks/target/benchmarks.jar
+agent=$(ls agent/target/idem-agent-*.jar | grep -v original)
+out=benchmarks/target
+
+# Everything but the agent comparison, with allocation per operation (-prof gc).
+java -jar "$jar" "${opts[@]}" -prof gc -rf csv -rff "$out/jmh-main.csv" -e AgentBenchmarks
+# The agent comparison: compile-time-woven and agent-instrumented replays in the same JVM.
+java -jar "$jar" "${opts[@]}" -rf csv -rff "$out/jmh-agent.csv" -jvmArgsAppend "-javaagent:$agent" AgentBenchmarks
+
+java -cp "$jar" dev.idem.benchmarks.Report docs/benchmarks.md "$profile" "benchmarks/run.sh $profile" \
+    "$out/jmh-main.csv" "$out/jmh-agent.csv"
+echo "wrote docs/benchmarks.md"
