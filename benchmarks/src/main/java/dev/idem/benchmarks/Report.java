@@ -100,6 +100,7 @@ public final class Report {
                 ratio(rows, "AgentBenchmarks.agentReplay", "AgentBenchmarks.ctwReplay"), r -> r <= 1.10);
         md.append('\n');
 
+        md.append(NOTES);
         md.append("## Scores\n\n| benchmark | mode | threads | score | error (99.9%) | unit |\n|---|---|---|---|---|---|\n");
         for (Row row : rows.values()) {
             if (row.name.contains(":") && !row.name.endsWith("gc.alloc.rate.norm")) {
@@ -110,6 +111,35 @@ public final class Report {
         }
         return md.toString();
     }
+
+    private static final String NOTES = """
+            ## What is measured
+
+            Every variant is the same method, `String generate(GenerateRequest)` (a plain class with `topic` and
+            `day`), called through an unannotated interface, compile-time woven like a user's code.
+
+            - `plain`: the method called directly. `floor`: a hand-written canonical encoding of the two fields,
+              SHA-256 and a Caffeine hit on a 128-bit key, the least a correct replay does.
+            - `idemReplay` / `idemFresh`: `@Idempotent` with the in-memory store, on a completed key / a new key per
+              call (claim, run, store, with a 1 s ttl so the store does not grow through the run).
+            - `peerReplay` / `peerFresh`: the same under Trendyol's Jdempotent 1.1.0 with its in-memory repository,
+              its aspect binary-woven by ajc the same way, logging at INFO (its default DEBUG would dominate). Its
+              repository never expires entries, so `peerFresh` gets a new repository every iteration.
+            - `HotKeyBenchmarks`: one key under 1 and 8 threads, completed (`hotReplay`) and in flight
+              (`inFlight`: each execution burns a few microseconds; callers meanwhile join it).
+            - `KeyDerivationBenchmarks`: key derivation alone for argument shapes users have.
+            - `AgentBenchmarks`: one replay through `-javaagent:idem-agent.jar` and its compile-time twin, in one JVM.
+
+            How to read them:
+
+            - On a replay Idem's engine allocates nothing that survives escape analysis; the bytes per call are
+              AspectJ's join point (the closure, two argument arrays, `JoinPointImpl` and the `ThreadLocal` it
+              creates). The agent avoids them, which is why its replay is no slower than compile-time weaving.
+            - The fresh-key variants keep every record for a while, so they measure the garbage collector as much as
+              the library; their error bars are wide on 2 cores. Compare them over the `full` profile.
+            - A goal marked **no** is a finding to work on, not hidden.
+
+            """;
 
     private interface Check {
         boolean met(double value);

@@ -64,6 +64,7 @@ class AgentIT {
         assertEquals(0, run.exitCode(), run.toString());
         assertEquals("2", run.value("runs"), "generate once, publish once: " + run);
         assertEquals("1", run.value("static-runs"), run.toString());
+        assertEquals("[]", run.value("unwoven"), "WeavingCheck sees the agent's work: " + run);
         assertEquals(List.of(), run.errLines(), "a clean start prints nothing: " + run);
     }
 
