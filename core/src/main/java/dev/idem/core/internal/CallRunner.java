@@ -12,6 +12,7 @@ import dev.idem.internal.ContextSlot;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
+import dev.idem.store.RecordState;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -182,7 +183,7 @@ public final class CallRunner implements AutoCloseable {
                 long startedAt = clock.millis();
                 IdempotencyRecord replaced = acquired.replaced();
                 if (replaced != null) {
-                    if (replaced.state() == dev.idem.store.RecordState.IN_PROGRESS) {
+                    if (replaced.state() == RecordState.IN_PROGRESS) {
                         startedAt = replaced.startedAt().toEpochMilli(); // the window counts from the first start
                     }
                     reportReplaced(plan, keyText, acquired);
@@ -386,7 +387,7 @@ public final class CallRunner implements AutoCloseable {
 
     private void reportReplaced(OperationPlan plan, String keyText, ClaimOutcome.Acquired acquired) {
         IdempotencyRecord replaced = acquired.replaced();
-        if (replaced.state() == dev.idem.store.RecordState.IN_PROGRESS) {
+        if (replaced.state() == RecordState.IN_PROGRESS) {
             events.emit(IdempotencyEventType.TAKEOVER, plan.operation, keyText, acquired.fencingToken(),
                     "the lease of " + replaced.owner() + " passed at " + replaced.leaseUntil());
         } else {

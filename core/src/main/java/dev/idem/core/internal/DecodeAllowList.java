@@ -10,6 +10,8 @@ import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -35,7 +37,7 @@ final class DecodeAllowList implements ObjectInputFilter {
         Set<Class<?>> app = new LinkedHashSet<>();
         Deque<Type> pending = new ArrayDeque<>();
         pending.add(declared);
-        Set<Type> seen = new java.util.HashSet<>();
+        Set<Type> seen = new HashSet<>();
         while (!pending.isEmpty()) {
             Type type = pending.poll();
             if (!seen.add(type)) {
@@ -44,13 +46,13 @@ final class DecodeAllowList implements ObjectInputFilter {
             if (type instanceof ParameterizedType) {
                 ParameterizedType p = (ParameterizedType) type;
                 pending.add(p.getRawType());
-                pending.addAll(java.util.List.of(p.getActualTypeArguments()));
+                pending.addAll(List.of(p.getActualTypeArguments()));
             } else if (type instanceof GenericArrayType) {
                 pending.add(((GenericArrayType) type).getGenericComponentType());
             } else if (type instanceof WildcardType) {
-                pending.addAll(java.util.List.of(((WildcardType) type).getUpperBounds()));
+                pending.addAll(List.of(((WildcardType) type).getUpperBounds()));
             } else if (type instanceof TypeVariable) {
-                pending.addAll(java.util.List.of(((TypeVariable<?>) type).getBounds()));
+                pending.addAll(List.of(((TypeVariable<?>) type).getBounds()));
             } else if (type instanceof Class) {
                 Class<?> c = (Class<?>) type;
                 if (c.isArray()) {

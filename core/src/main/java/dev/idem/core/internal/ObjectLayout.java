@@ -4,6 +4,8 @@ import java.lang.reflect.Field;
 import java.lang.reflect.InaccessibleObjectException;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -54,8 +56,8 @@ final class ObjectLayout {
         this.fields = found.toArray(new Field[0]);
         this.nameHeaders = new byte[fields.length][];
         for (int i = 0; i < fields.length; i++) {
-            byte[] name = fields[i].getName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            byte[] header = java.nio.ByteBuffer.allocate(4 + name.length).putInt(name.length).put(name).array();
+            byte[] name = fields[i].getName().getBytes(StandardCharsets.UTF_8);
+            byte[] header = ByteBuffer.allocate(4 + name.length).putInt(name.length).put(name).array();
             nameHeaders[i] = header;
         }
         this.inaccessible = failure;
