@@ -123,11 +123,13 @@ public final class Report {
             - `plain`: the method called directly. `floor`: a hand-written canonical encoding of the two fields,
               SHA-256 and a Caffeine hit on a 128-bit key, the least a correct replay does.
             - `idemReplay` / `idemFresh`: `@Idempotent` with the in-memory store, on a completed key / a new key per
-              call (claim, run, store, with a 1 s ttl so the store does not grow through the run).
+              call (claim, run, store). Like the peer's repository, Idem's engine and store are new every
+              iteration, so neither grows through the run and neither pays for eviction; `idemFreshWithExpiry`
+              uses a 1 s ttl instead, so its store expires and evicts records as fast as they are written.
               `idemReplayEngineOnly` hands the same replay to the engine directly, without AspectJ's join point.
             - `peerReplay` / `peerFresh`: the same under Trendyol's Jdempotent 1.1.0 with its in-memory repository,
               its aspect binary-woven by ajc the same way, logging at INFO (its default DEBUG would dominate). Its
-              repository never expires entries, so `peerFresh` gets a new repository every iteration.
+              repository never expires entries (in a long-running service it grows without bound).
             - `HotKeyBenchmarks`: one key under 1 and 8 threads, completed (`hotReplay`) and in flight
               (`inFlight`: each execution burns a few microseconds; callers meanwhile join it).
             - `KeyDerivationBenchmarks`: key derivation alone for argument shapes users have.
