@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmarks and writes docs/benchmarks.md.
-#   benchmarks/run.sh quick   # about 5 minutes on 2 cores: 1 fork, short iterations
-#   benchmarks/run.sh full    # about 25 minutes: 3 forks, longer iterations
+#   benchmarks/run.sh quick   # about 3 minutes on 2 cores: 1 fork, short iterations
+#   benchmarks/run.sh full    # about 30 minutes: 3 forks, longer iterations
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile="${1:-quick}"

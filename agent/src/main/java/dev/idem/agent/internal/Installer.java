@@ -16,6 +16,8 @@ import net.bytebuddy.utility.JavaModule;
 
 import java.io.PrintStream;
 import java.lang.instrument.Instrumentation;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import static net.bytebuddy.matcher.ElementMatchers.declaresField;
@@ -35,6 +37,9 @@ import static net.bytebuddy.matcher.ElementMatchers.returns;
  * every {@code @Idempotent} method of the classes it sees, as they load and (retransforming) those already loaded.
  *
  * <p>Classes woven by AspectJ are left alone (they declare {@code ajc$} fields), so the advice never runs twice.
+ * That holds for load-time weaving too, whatever the order of the {@code -javaagent} options: the JVM runs
+ * transformers that cannot retransform (AspectJ's weaver) before those that can (this agent's), so the agent always
+ * sees a class after the weaver has.
  * A class whose annotated methods the arguments exclude is reported as an error, since those methods run
  * unprotected.
  */
@@ -74,10 +79,11 @@ public final class Installer {
         // which advice never needs; on JDK 24+ touching Unsafe prints a warning in the user's console. The key is
         // relocated with Byte Buddy, so this reaches only the agent's own copy, never the application's.
         System.setProperty(Nexus.PROPERTY, "true");
+        Set<String> instrumented = ConcurrentHashMap.newKeySet();
         new AgentBuilder.Default()
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                .with(new Reporter(args))
+                .with(new Reporter(args, instrumented))
                 .ignore(nameStartsWith("net.bytebuddy.")
                         .or(nameStartsWith("dev.idem.agent."))
                         .or(nameStartsWith("dev.idem.core."))
@@ -86,11 +92,11 @@ public final class Installer {
                         .or(nameStartsWith("java.")).or(nameStartsWith("jdk.")).or(nameStartsWith("sun."))
                         .or(nameStartsWith("com.sun.")).or(isSynthetic()))
                 .type(declaresMethod(IDEMPOTENT))
-                .transform(transformer(args))
+                .transform(transformer(args, instrumented))
                 .installOn(instrumentation);
     }
 
-    private static AgentBuilder.Transformer transformer(AgentArguments args) {
+    private static AgentBuilder.Transformer transformer(AgentArguments args, Set<String> instrumented) {
         return (builder, type, loader, module, protectionDomain) -> {
             String excludedBy = args.exclusionOf(type.getName());
             if (excludedBy != null) {
@@ -107,6 +113,7 @@ public final class Installer {
                 return builder;
             }
             InstrumentedTypes.add(type.getName());
+            instrumented.add(type.getName());
             return instrument(builder);
         };
     }
@@ -122,18 +129,24 @@ public final class Installer {
                 .map(TypeDescription::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
     }
 
-    /** Lists instrumented methods when verbose, and always reports what could not be instrumented. */
+    /**
+     * Lists instrumented methods when verbose, and always reports what could not be instrumented. Byte Buddy
+     * reports a transformation for every matched type, including those the transformer left unchanged, so only
+     * the types it really instrumented are listed.
+     */
     private static final class Reporter extends AgentBuilder.Listener.Adapter {
         private final AgentArguments args;
+        private final Set<String> instrumented;
 
-        Reporter(AgentArguments args) {
+        Reporter(AgentArguments args, Set<String> instrumented) {
             this.args = args;
+            this.instrumented = instrumented;
         }
 
         @Override
         public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded,
                                      DynamicType dynamicType) {
-            if (args.verbose() && args.exclusionOf(type.getName()) == null) {
+            if (args.verbose() && instrumented.contains(type.getName())) {
                 for (MethodDescription m : type.getDeclaredMethods().filter(IDEMPOTENT)) {
                     OUT.println("[idem-agent] instrumented " + describe(type, m) + (loaded ? " (retransformed)" : ""));
                 }

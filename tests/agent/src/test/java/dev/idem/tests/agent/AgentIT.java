@@ -121,6 +121,23 @@ class AgentIT {
     }
 
     @Test
+    void besideAspectjLoadTimeWeavingTheAgentLeavesWovenClassesAloneInEitherOrder() throws Exception {
+        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        String weaver = "-javaagent:" + System.getProperty("aspectjweaver.jar");
+        String idem = agent("verbose=true").get(0);
+        List<String> classPath = new ArrayList<>(APP_CLASS_PATH);
+        classPath.add(System.getProperty("aspect.jar"));
+        for (List<String> options : List.of(List.of(weaver, idem), List.of(idem, weaver))) {
+            Jvm.Run run = jvm.run(options, classPath, APP, "dedup");
+
+            assertEquals("2", run.value("runs"), "one execution per method, whichever agent starts first: " + run);
+            assertTrue(run.err().contains("dev.idem.tests.agent.app.ArticleService is already woven by AspectJ; left"
+                    + " alone"), run.toString());
+            assertFalse(run.err().contains("instrumented dev.idem.tests.agent.app.ArticleService"), run.toString());
+        }
+    }
+
+    @Test
     void anAgentAttachedTwiceInstrumentsOnce() throws Exception {
         Jvm jvm = Jvm.available().findFirst().orElseThrow();
         List<String> twice = new ArrayList<>(agent(""));
