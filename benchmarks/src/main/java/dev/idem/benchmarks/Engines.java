@@ -4,7 +4,14 @@ import dev.idem.core.Idem;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 
-/** Every benchmark runs on a fresh engine with the defaults (in-memory store, no listeners). */
+/**
+ * Every benchmark runs on a fresh engine with the defaults (in-memory store, no listeners).
+ *
+ * <p>Conventions for the benchmarks to come (JDBC, Redis): one class per subject, the same
+ * {@link Generator}/{@link GenerateRequest} shape called through the interface, a floor or peer measured in the same
+ * class where one exists, an engine built here with the store under test registered as the default, and its
+ * scores named so that {@link Report} can put a ratio next to them.
+ */
 final class Engines {
     private Engines() {
     }
