@@ -40,7 +40,8 @@ import static net.bytebuddy.matcher.ElementMatchers.returns;
  * That holds for load-time weaving too, whatever the order of the {@code -javaagent} options: the JVM runs
  * transformers that cannot retransform (AspectJ's weaver) before those that can (this agent's), so the agent always
  * sees a class after the weaver has.
- * A class whose annotated methods the arguments exclude is reported as an error, since those methods run
+ *
+ * <p>A class whose annotated methods the arguments exclude is reported as an error, since those methods run
  * unprotected.
  */
 public final class Installer {
@@ -70,7 +71,8 @@ public final class Installer {
             engine = IdemEngine.create(IdemSettings.fromEnvironment(args.engineProperties()));
             engine.requireDefaultStore();
         } catch (IdempotencyConfigurationException e) {
-            throw new AgentArgumentException(e.getMessage().replace("idem.", ""));
+            // Name the argument as the user wrote it: "store", not "idem.store" (class names keep their dots).
+            throw new AgentArgumentException(e.getMessage().replaceAll("(?<![\\w.])idem\\.", ""));
         }
         Idem.install(engine);
         System.setProperty(INSTALLED, "true");
