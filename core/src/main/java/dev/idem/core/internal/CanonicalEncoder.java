@@ -126,20 +126,16 @@ final class CanonicalEncoder {
      * nearly always receives one class: this skips the class lookup on the path of every call.
      */
     void encode(Object value, KeySource source) {
-        if (value != null && canonicalizers.isEmpty()) {
-            TypeEntry seen = source.lastType;
-            if (seen != null && seen.type == value.getClass() && (seen.kind == ValueKind.RECORD
-                    || seen.kind == ValueKind.PLAIN_OBJECT)) {
-                enter(value);
-                writeObject(value, seen.layout());
-                leave();
-                return;
-            }
-            if (seen == null || seen.type != value.getClass()) {
-                source.lastType = TypeEntry.of(value.getClass());
-            }
+        if (value == null || !canonicalizers.isEmpty()) {
+            encode(value);
+            return;
         }
-        encode(value);
+        TypeEntry seen = source.lastType;
+        if (seen == null || seen.type != value.getClass()) {
+            seen = TypeEntry.of(value.getClass());
+            source.lastType = seen;
+        }
+        encodeAs(value, seen);
     }
 
     /** Encodes {@code value}; throws {@link UnencodableValueException} for values that have no canonical form. */
@@ -160,7 +156,11 @@ final class CanonicalEncoder {
                 return;
             }
         }
-        TypeEntry entry = TypeEntry.of(type);
+        encodeAs(value, TypeEntry.of(type));
+    }
+
+    private void encodeAs(Object value, TypeEntry entry) {
+        Class<?> type = entry.type;
         switch (entry.kind) {
             case BOOLEAN:
                 writeByte((Boolean) value ? TRUE : FALSE);
