@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 
 /**
  * The embedded default store ({@code idem.store=memory}): records in this JVM's memory, on Caffeine with
@@ -100,45 +101,35 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     private boolean finish(String key, long token, RecordState state, byte[] encoded, Duration ttl) {
+        byte[] copy = encoded.clone();
+        return updateCurrentClaim(key, token, (r, now) -> r.finished(state, copy, now, TtlJitter.expiresAt(now, ttl)));
+    }
+
+    @Override
+    public boolean release(String key, long fencingToken) {
+        return updateCurrentClaim(key, fencingToken, (r, now) -> null);
+    }
+
+    @Override
+    public boolean renew(String key, long fencingToken, Duration lease) {
+        return updateCurrentClaim(key, fencingToken, (r, now) -> r.withLease(now.plus(lease)));
+    }
+
+    /**
+     * The fenced write every operation after the claim shares: applies {@code update} (null removes the record)
+     * atomically, and only if {@code token} is still the key's current claim and that claim is in progress.
+     */
+    private boolean updateCurrentClaim(String key, long token,
+                                       BiFunction<IdempotencyRecord, Instant, IdempotencyRecord> update) {
         ensureOpen();
         Instant now = clock.instant();
-        byte[] copy = encoded.clone();
         boolean[] applied = new boolean[1];
         records.asMap().computeIfPresent(key, (k, r) -> {
             if (r.fencingToken() != token || r.state() != RecordState.IN_PROGRESS) {
                 return r;
             }
             applied[0] = true;
-            return r.finished(state, copy, now, TtlJitter.expiresAt(now, ttl));
-        });
-        return applied[0];
-    }
-
-    @Override
-    public boolean release(String key, long fencingToken) {
-        ensureOpen();
-        boolean[] applied = new boolean[1];
-        records.asMap().computeIfPresent(key, (k, r) -> {
-            if (r.fencingToken() != fencingToken || r.state() != RecordState.IN_PROGRESS) {
-                return r;
-            }
-            applied[0] = true;
-            return null;
-        });
-        return applied[0];
-    }
-
-    @Override
-    public boolean renew(String key, long fencingToken, Duration lease) {
-        ensureOpen();
-        Instant now = clock.instant();
-        boolean[] applied = new boolean[1];
-        records.asMap().computeIfPresent(key, (k, r) -> {
-            if (r.fencingToken() != fencingToken || r.state() != RecordState.IN_PROGRESS) {
-                return r;
-            }
-            applied[0] = true;
-            return r.withLease(now.plus(lease));
+            return update.apply(r, now);
         });
         return applied[0];
     }

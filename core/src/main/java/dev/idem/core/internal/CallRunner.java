@@ -221,9 +221,8 @@ public final class CallRunner implements AutoCloseable {
         Object stored = plan.codec.decode(record.result(), keyText);
         Object value = plan.returnKind == ReturnKind.OPTIONAL ? Optional.ofNullable(stored)
                 : plan.returnKind == ReturnKind.VOID ? null : stored;
-        long supersedeAt = plan.windowMillis > 0 && !plan.fixedWindow
-                ? record.startedAt().toEpochMilli() + plan.windowMillis : Long.MAX_VALUE;
-        local.put(key, new LocalResults.Entry(value, payload, supersedeAt, record.expiresAt().toEpochMilli()));
+        local.put(key, new LocalResults.Entry(value, payload, plan.supersedeAt(record.startedAt().toEpochMilli()),
+                record.expiresAt().toEpochMilli()));
         events.emit(IdempotencyEventType.REPLAYED, plan.operation, keyText, record.fencingToken(), "from the store");
         return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(value) : value;
     }
@@ -287,10 +286,9 @@ public final class CallRunner implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             try {
                 if (plan.store.complete(keyText, token, bytes, plan.policy.ttl())) {
-                    long supersedeAt = plan.windowMillis > 0 && !plan.fixedWindow
-                            ? startedAt + plan.windowMillis : Long.MAX_VALUE;
                     long expiresAt = clock.millis() + plan.policy.ttl().toMillis();
-                    local.put(key, new LocalResults.Entry(callerValue, payload, supersedeAt, expiresAt));
+                    local.put(key, new LocalResults.Entry(callerValue, payload, plan.supersedeAt(startedAt),
+                            expiresAt));
                     events.emit(IdempotencyEventType.EXECUTED, plan.operation, keyText, token, "result stored");
                 } else {
                     events.emit(IdempotencyEventType.LEASE_LOST, plan.operation, keyText, token,

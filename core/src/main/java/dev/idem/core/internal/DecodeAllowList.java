@@ -57,7 +57,7 @@ final class DecodeAllowList implements ObjectInputFilter {
                 Class<?> c = (Class<?>) type;
                 if (c.isArray()) {
                     pending.add(c.getComponentType());
-                } else if (!c.isPrimitive() && !isJdk(c)) {
+                } else if (!c.isPrimitive() && !ValueKind.isJdk(c)) {
                     app.add(c);
                     for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
                         for (Field field : k.getDeclaredFields()) {
@@ -92,7 +92,7 @@ final class DecodeAllowList implements ObjectInputFilter {
         if (c.isPrimitive() || isJdkValueType(c) || applicationTypes.contains(c)) {
             return true;
         }
-        if (isJdk(c)) {
+        if (ValueKind.isJdk(c)) {
             return false;
         }
         for (Class<?> allowed : applicationTypes) {
@@ -118,11 +118,5 @@ final class DecodeAllowList implements ObjectInputFilter {
                 && !name.startsWith("java.util.logging.") && !name.startsWith("java.util.prefs.")
                 && !name.startsWith("java.util.jar.") && !name.startsWith("java.util.zip.")
                 || name.startsWith("java.time.") || name.startsWith("java.math.") || c == java.net.URI.class;
-    }
-
-    private static boolean isJdk(Class<?> c) {
-        String name = c.getName();
-        return c.getClassLoader() == null || name.startsWith("java.") || name.startsWith("javax.")
-                || name.startsWith("jdk.") || name.startsWith("sun.") || name.startsWith("com.sun.");
     }
 }

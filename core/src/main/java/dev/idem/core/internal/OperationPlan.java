@@ -92,6 +92,14 @@ public final class OperationPlan {
         }
     }
 
+    /**
+     * Until when a result of an execution started at {@code startedAtMillis} answers duplicates: the end of its
+     * sliding window, or never for FIXED windows (the key changes with the bucket) and no window (ttl decides).
+     */
+    long supersedeAt(long startedAtMillis) {
+        return windowMillis > 0 && !fixedWindow ? startedAtMillis + windowMillis : Long.MAX_VALUE;
+    }
+
     /** Whether calls need the time to be told apart (FIXED windows put the window's start in the key). */
     boolean keyDependsOnTime() {
         return fixedWindow;
@@ -110,9 +118,6 @@ public final class OperationPlan {
     }
 
     private String renderScope(Object[] args) {
-        if (scope.isLiteral()) {
-            return scope.render(args);
-        }
         try {
             return scope.render(args);
         } catch (UnencodableValueException e) {

@@ -138,7 +138,7 @@ enum ValueKind {
     }
 
     /** The JDK's own classes other than the value types above have no canonical form (identity, native state). */
-    private static boolean isJdk(Class<?> type) {
+    static boolean isJdk(Class<?> type) {
         String name = type.getName();
         return type.getClassLoader() == null || name.startsWith("java.") || name.startsWith("javax.")
                 || name.startsWith("jdk.") || name.startsWith("sun.") || name.startsWith("com.sun.");
