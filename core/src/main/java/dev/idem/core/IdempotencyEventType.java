@@ -12,7 +12,10 @@ public enum IdempotencyEventType {
     COALESCED,
     /** The same key came with another payload; the method did not run. */
     CONFLICT,
-    /** Another process held the key and the caller did not get its result in time. */
+    /**
+     * Another execution (in another process, or in this JVM) held the key and the caller did not get its result in
+     * time, or was told at once ({@code onInProgress = THROW}); or the call came from inside that very execution.
+     */
     IN_PROGRESS,
     /** A claim whose lease had passed was taken over; the method runs again with a larger fencing token. */
     TAKEOVER,
@@ -22,6 +25,11 @@ public enum IdempotencyEventType {
     LEASE_LOST,
     /** The work happened but its result could not be stored; the record stays in progress until its lease passes. */
     INDETERMINATE,
+    /**
+     * The method ran but its result could not be encoded for the store; the claim was released with its token, so
+     * the next identical call runs the method again. The caller that ran it got its result.
+     */
+    RESULT_NOT_STORED,
     /** The store failed before the call and the method ran unprotected ({@code FAIL_OPEN}). */
     FAIL_OPEN,
     /** The store failed and the call was refused ({@code FAIL_CLOSED}). */

@@ -31,6 +31,11 @@ public final class CallKey {
         return hi == other.hi && lo == other.lo && scope.equals(other.scope);
     }
 
+    /** Equality across engines too: the same call in the same namespace. */
+    boolean sameCallAs(CallKey other) {
+        return equals(other) && namespace.equals(other.namespace);
+    }
+
     @Override
     public int hashCode() {
         return (int) (hi ^ (hi >>> 32)) * 31 + scope.hashCode();

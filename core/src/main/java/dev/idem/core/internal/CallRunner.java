@@ -3,6 +3,7 @@ package dev.idem.core.internal;
 import dev.idem.IdempotencyConflictException;
 import dev.idem.IdempotencyContext;
 import dev.idem.IdempotencyInProgressException;
+import dev.idem.IdempotencyReentryException;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
@@ -14,42 +15,50 @@ import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
 
-import java.io.IOException;
-import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The path of one call (ARCHITECTURE.md, "The path of one call").
  *
  * <h2>Order of checks</h2>
  * <ol>
- *   <li>Derive the key (no store, no lock).</li>
+ *   <li>Derive the key (no store, no lock), encoding the arguments once for key and payload.</li>
  *   <li>Local results: a completed result this engine saw, still within its ttl and window, is replayed. This is
  *       the hot path, and it is consulted even when the store is down.</li>
- *   <li>In-flight calls: a call identical to one running in this JVM joins it and gets its own copy of the
- *       shared outcome.</li>
+ *   <li>Re-entry: a call whose key is being executed further up this thread's call chain is refused at once;
+ *       waiting for that execution would be waiting for itself.</li>
+ *   <li>In-flight calls: a call identical to one running in this JVM joins it, within its {@code waitTimeout}
+ *       (or is refused at once under {@code onInProgress = THROW}), exactly as a waiter for another process would.</li>
  *   <li>The leader claims the key in the store, in one atomic round trip, and either runs the method under a
- *       lease heartbeat or answers from the record the claim returned (replay, conflict, wait, in progress).</li>
+ *       lease heartbeat ({@link ClaimedExecution}) or answers from the record the claim returned (replay,
+ *       conflict, wait, in progress).</li>
  * </ol>
  *
  * <h2>Ordering that matters</h2>
- * A leader publishes its result to the local results <em>before</em> it completes the shared future and removes
- * its in-flight entry, so a caller arriving in between finds the result in one place or the other and never runs
- * the method a second time. The in-flight entry is removed whether the method returned or threw.
+ * A leader publishes its result to the local results before it removes its in-flight entry, and removes the entry
+ * before it hands the outcome to joiners, so a caller arriving at any moment finds the result, or the running
+ * execution, or a released key it may claim; never a finished execution to join. The entry is removed whatever
+ * happened: the method returned, threw, or its result could not be saved.
  *
- * <h2>After the work</h2>
- * Once the method has run, its result is returned to the caller whatever happens to the store: saving is retried
- * with backoff, then reported as INDETERMINATE; a completion refused by fencing is reported as LEASE_LOST.
+ * <h2>Failures that are the leader's own</h2>
+ * An Error or an interrupt of the leader ({@link PersonalFailures}) is rethrown to the leader only. Joiners, who
+ * were not interrupted, run the call again: one of them becomes the next leader.
+ *
+ * <h2>Calls from inside their own execution</h2>
+ * A nested call with the key of an execution running further up the same thread is refused with
+ * {@link IdempotencyReentryException}. A call from a stage that the execution itself waits for, completed on
+ * another thread (an async self-retry such as {@code upstream.exceptionallyCompose(e -> self.retry(k))}), cannot be
+ * told from a genuine concurrent duplicate: it joins, and its {@code waitTimeout} ends the wait, which fails the
+ * execution's stage and releases the key. It can deadlock nothing for longer than that.
  */
 public final class CallRunner implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(CallRunner.class.getName());
     private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
@@ -58,10 +67,9 @@ public final class CallRunner implements AutoCloseable {
     private final InFlightCalls inFlight = new InFlightCalls();
     private final LocalResults local;
     private final LeaseHeartbeat heartbeat;
+    private final ClaimedExecution execution;
     private final String owner;
     private final OnStoreError defaultOnStoreError;
-    private final int completionAttempts;
-    private final Duration completionBackoff;
 
     CallRunner(Clock clock, Events events, LeaseHeartbeat heartbeat, String owner, OnStoreError defaultOnStoreError,
                int completionAttempts, Duration completionBackoff) {
@@ -69,47 +77,85 @@ public final class CallRunner implements AutoCloseable {
         this.events = events;
         this.local = new LocalResults(clock);
         this.heartbeat = heartbeat;
+        this.execution = new ClaimedExecution(clock, events, local, heartbeat, completionAttempts, completionBackoff);
         this.owner = owner;
         this.defaultOnStoreError = defaultOnStoreError;
-        this.completionAttempts = completionAttempts;
-        this.completionBackoff = completionBackoff;
     }
 
     /** Runs {@code body} as {@code plan} promises, for a call with {@code args}. */
     public Object run(OperationPlan plan, Object[] args, Invocation body) throws Throwable {
-        CallKey key = plan.identify(args, plan.keyDependsOnTime() ? clock.millis() : 0L);
-        byte[] payload = null;
-
-        LocalResults.Entry hit = local.lookup(key);
-        if (hit != null) {
-            if (!plan.payloadSameAsKey) {
-                payload = plan.payloadDigest(args);
-                if (!plan.samePayload(hit.payloadDigest, payload)) {
+        CallKey key;
+        byte[] payload;
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        try {
+            key = plan.identify(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
+            LocalResults.Entry hit = local.lookup(plan, key);
+            if (hit != null) {
+                if (!plan.payloadSameAsKey
+                        && !plan.samePayload(hit.payloadDigest, plan.payloadDigest(encoder, args))) {
                     throw conflict(plan, key.toString());
                 }
+                events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
+                return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
             }
-            events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
-            return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
+            payload = plan.payloadDigest(encoder, args);
+        } finally {
+            encoder.release();
         }
-
-        if (payload == null) {
-            payload = plan.payloadDigest(args);
-        }
+        refuseReentry(plan, key);
         if (!plan.policy.coalesce()) {
             Object outcome = claimAndRun(plan, key, payload, body);
             return plan.returnKind == ReturnKind.FUTURE ? ((CompletableFuture<?>) outcome).copy() : outcome;
         }
-        InFlightCalls.Execution mine = new InFlightCalls.Execution(payload);
-        InFlightCalls.Execution running = inFlight.register(key, mine);
-        if (running != null) {
-            return join(plan, key, payload, running);
+        long deadline = System.nanoTime() + plan.policy.waitTimeout().toNanos();
+        while (true) {
+            InFlightCalls.Execution mine = new InFlightCalls.Execution(payload);
+            InFlightCalls.Execution running = inFlight.register(key, mine);
+            if (running == null) {
+                return lead(plan, key, payload, body, mine);
+            }
+            if (!plan.samePayload(running.payloadDigest, payload)) {
+                throw conflict(plan, key.toString());
+            }
+            if (plan.policy.onInProgress() == OnInProgress.THROW) {
+                throw inProgressHere(plan, key, "(onInProgress = THROW)");
+            }
+            events.emit(IdempotencyEventType.COALESCED, plan.operation, key, 0,
+                    "joined the execution running in this JVM");
+            if (plan.returnKind == ReturnKind.FUTURE) {
+                return joinLater(plan, key, running, deadline, args, body);
+            }
+            InFlightCalls.Outcome outcome = await(plan, key, running, deadline);
+            if (!outcome.personal) {
+                if (outcome.failure != null) {
+                    throw outcome.failure;
+                }
+                return outcome.value;
+            }
+            // The leader was interrupted or hit an Error: that is its own business. Run the call again.
         }
-        return lead(plan, key, payload, body, mine);
+    }
+
+    /** Drops what this engine keeps for a plan that was replaced (its class was reloaded). */
+    void forgetPlan(long planId) {
+        local.forgetPlan(planId);
     }
 
     /** How many executions are registered as running in this JVM (for tests and diagnostics). */
     public int inFlightCount() {
         return inFlight.size();
+    }
+
+    private void refuseReentry(OperationPlan plan, CallKey key) {
+        IdempotencyContext current = ContextSlot.get();
+        if (current instanceof ExecutionContext && ((ExecutionContext) current).isRunning(key)) {
+            events.emit(IdempotencyEventType.IN_PROGRESS, plan.operation, key, current.fencingToken(),
+                    "a call from inside its own execution");
+            throw new IdempotencyReentryException(plan.operation + ": key " + key + " is being executed by this"
+                    + " very call chain (an idempotent method called again with its own key from inside its"
+                    + " execution); waiting for it would wait forever, so the inner call is refused. Retry outside"
+                    + " the idempotent method, or give the inner call a key of its own.");
+        }
     }
 
     private Object lead(OperationPlan plan, CallKey key, byte[] payload, Invocation body,
@@ -118,45 +164,85 @@ public final class CallRunner implements AutoCloseable {
         try {
             outcome = claimAndRun(plan, key, payload, body);
         } catch (Throwable t) {
-            mine.fail(t);
+            boolean personal = PersonalFailures.isPersonal(t, Thread.currentThread().isInterrupted());
             inFlight.finish(key, mine);
+            mine.fail(t, personal);
             throw t;
         }
-        if (plan.returnKind == ReturnKind.FUTURE) {
-            CompletableFuture<Object> own = mine.joiner();
-            ((CompletableFuture<?>) outcome).whenComplete((value, error) -> {
-                if (error != null) {
-                    mine.fail(unwrap(error));
-                } else {
-                    mine.succeed(value);
-                }
-                inFlight.finish(key, mine);
-            });
-            return own;
+        if (plan.returnKind != ReturnKind.FUTURE) {
+            inFlight.finish(key, mine);
+            mine.succeed(outcome);
+            return outcome;
         }
-        mine.succeed(outcome);
-        inFlight.finish(key, mine);
-        return outcome;
+        CompletableFuture<Object> own = new CompletableFuture<>();
+        ((CompletableFuture<?>) outcome).whenComplete((value, error) -> {
+            Throwable cause = error == null ? null : ClaimedExecution.unwrap(error);
+            inFlight.finish(key, mine);
+            if (cause != null) {
+                mine.fail(cause, PersonalFailures.isPersonal(cause, false));
+                own.completeExceptionally(cause);
+            } else {
+                mine.succeed(value);
+                own.complete(value);
+            }
+        });
+        return own;
     }
 
-    private Object join(OperationPlan plan, CallKey key, byte[] payload, InFlightCalls.Execution running)
-            throws Throwable {
-        if (!plan.samePayload(running.payloadDigest, payload)) {
-            throw conflict(plan, key.toString());
-        }
-        events.emit(IdempotencyEventType.COALESCED, plan.operation, key, 0, "joined the execution running in this JVM");
-        CompletableFuture<Object> own = running.joiner(); // cancelling it leaves the shared execution alone
-        if (plan.returnKind == ReturnKind.FUTURE) {
-            return own;
-        }
+    /** Waits for the execution this caller joined, within the caller's own wait timeout. */
+    private InFlightCalls.Outcome await(OperationPlan plan, CallKey key, InFlightCalls.Execution running,
+                                        long deadline) {
         try {
-            return own.get();
-        } catch (ExecutionException e) {
-            throw e.getCause();
+            return running.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw inProgressHere(plan, key, "and did not finish within waitTimeout = " + plan.policy.waitTimeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IdempotencyInProgressException(plan.operation + ": interrupted while waiting for the"
                     + " execution of " + key + " running in this JVM; that execution goes on");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("an execution always completes with an outcome", e);
+        }
+    }
+
+    /**
+     * A joiner's own future for a {@code CompletionStage} method: completing or cancelling it leaves the shared
+     * execution alone, and it fails with {@link IdempotencyInProgressException} when the execution has not finished
+     * within the caller's wait timeout.
+     */
+    private CompletableFuture<Object> joinLater(OperationPlan plan, CallKey key, InFlightCalls.Execution running,
+                                                long deadline, Object[] args, Invocation body) {
+        CompletableFuture<Object> own = new CompletableFuture<>();
+        CompletableFuture<InFlightCalls.Outcome> bounded = running.copy()
+                .orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        bounded.whenComplete((outcome, timedOut) -> {
+            if (timedOut != null) {
+                own.completeExceptionally(inProgressHere(plan, key, "and did not finish within waitTimeout = "
+                        + plan.policy.waitTimeout() + " (if this call came from a stage of that very execution, an"
+                        + " async self-retry, retry outside the idempotent method)"));
+            } else if (outcome.personal) {
+                rerun(plan, args, body, own);
+            } else if (outcome.failure != null) {
+                own.completeExceptionally(outcome.failure);
+            } else {
+                own.complete(outcome.value);
+            }
+        });
+        return own;
+    }
+
+    /** Runs the call again for a joiner whose leader failed on its own account, into {@code into}. */
+    private void rerun(OperationPlan plan, Object[] args, Invocation body, CompletableFuture<Object> into) {
+        try {
+            ((CompletableFuture<?>) run(plan, args, body)).whenComplete((value, error) -> {
+                if (error != null) {
+                    into.completeExceptionally(ClaimedExecution.unwrap(error));
+                } else {
+                    into.complete(value);
+                }
+            });
+        } catch (Throwable t) {
+            into.completeExceptionally(t);
         }
     }
 
@@ -188,7 +274,7 @@ public final class CallRunner implements AutoCloseable {
                     }
                     reportReplaced(plan, keyText, acquired);
                 }
-                return execute(plan, key, keyText, payload, acquired.fencingToken(), startedAt, body);
+                return execution.run(plan, key, keyText, payload, acquired.fencingToken(), startedAt, body);
             }
             IdempotencyRecord record = ((ClaimOutcome.Existing) outcome).record();
             if (!record.payloadHash().equals(payloadHex)) {
@@ -221,121 +307,10 @@ public final class CallRunner implements AutoCloseable {
         Object stored = plan.codec.decode(record.result(), keyText);
         Object value = plan.returnKind == ReturnKind.OPTIONAL ? Optional.ofNullable(stored)
                 : plan.returnKind == ReturnKind.VOID ? null : stored;
-        local.put(key, new LocalResults.Entry(value, payload, plan.supersedeAt(record.startedAt().toEpochMilli()),
-                record.expiresAt().toEpochMilli()));
+        local.put(key, new LocalResults.Entry(plan.id, value, payload,
+                plan.supersedeAt(record.startedAt().toEpochMilli()), record.expiresAt().toEpochMilli()));
         events.emit(IdempotencyEventType.REPLAYED, plan.operation, keyText, record.fencingToken(), "from the store");
         return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(value) : value;
-    }
-
-    private Object execute(OperationPlan plan, CallKey key, String keyText, byte[] payload, long token,
-                           long startedAt, Invocation body) throws Throwable {
-        LeaseHeartbeat.Beat beat = heartbeat.start(plan.store, keyText, token, plan.policy.lease(),
-                (k, t) -> events.emit(IdempotencyEventType.LEASE_LOST, plan.operation, k, t,
-                        "the lease was renewed too late and another caller took the key over"));
-        IdempotencyContext previous = ContextSlot.bind(new ExecutionContext(keyText, token));
-        Object result;
-        try {
-            result = body.proceed();
-        } catch (Throwable t) {
-            beat.stop();
-            recordFailure(plan, keyText, token, t);
-            throw t;
-        } finally {
-            ContextSlot.restore(previous);
-        }
-        if (plan.returnKind == ReturnKind.FUTURE) {
-            if (result == null) {
-                beat.stop();
-                recordFailure(plan, keyText, token, null);
-                throw new NullPointerException(plan.operation + " returned a null CompletionStage");
-            }
-            CompletableFuture<Object> shared = new CompletableFuture<>();
-            ((CompletionStage<?>) result).whenComplete((value, error) -> {
-                beat.stop();
-                if (error != null) {
-                    Throwable cause = unwrap(error);
-                    recordFailure(plan, keyText, token, cause);
-                    shared.completeExceptionally(cause);
-                } else {
-                    save(plan, key, keyText, payload, token, startedAt, value, value);
-                    shared.complete(value);
-                }
-            });
-            return shared;
-        }
-        beat.stop();
-        Object stored = plan.returnKind == ReturnKind.OPTIONAL ? (result == null ? null : ((Optional<?>) result).orElse(null))
-                : plan.returnKind == ReturnKind.VOID ? null : result;
-        save(plan, key, keyText, payload, token, startedAt, stored, result);
-        return result;
-    }
-
-    /** Stores the result; on success publishes it to the local results. Never throws: the work happened. */
-    private void save(OperationPlan plan, CallKey key, String keyText, byte[] payload, long token, long startedAt,
-                      Object stored, Object callerValue) {
-        byte[] bytes;
-        try {
-            bytes = plan.codec.encode(stored);
-        } catch (IOException | RuntimeException e) {
-            events.emit(IdempotencyEventType.INDETERMINATE, plan.operation, keyText, token,
-                    "the result could not be encoded (" + e + "); the record stays in progress until its lease"
-                            + " passes", e);
-            return;
-        }
-        long backoff = completionBackoff.toNanos();
-        for (int attempt = 1; ; attempt++) {
-            try {
-                if (plan.store.complete(keyText, token, bytes, plan.policy.ttl())) {
-                    long expiresAt = clock.millis() + plan.policy.ttl().toMillis();
-                    local.put(key, new LocalResults.Entry(callerValue, payload, plan.supersedeAt(startedAt),
-                            expiresAt));
-                    events.emit(IdempotencyEventType.EXECUTED, plan.operation, keyText, token, "result stored");
-                } else {
-                    events.emit(IdempotencyEventType.LEASE_LOST, plan.operation, keyText, token,
-                            "completion refused by fencing: another caller took the key over while this one ran");
-                }
-                return;
-            } catch (RuntimeException e) {
-                if (attempt >= completionAttempts || !pause(backoff)) {
-                    events.emit(IdempotencyEventType.INDETERMINATE, plan.operation, keyText, token,
-                            "the work was done but its result could not be stored after " + attempt
-                                    + " attempts; the record stays in progress until its lease passes", e);
-                    return;
-                }
-                backoff *= 2;
-            }
-        }
-    }
-
-    /** Releases the claim, or records the failure when it is to be remembered. Never throws. */
-    private void recordFailure(OperationPlan plan, String keyText, long token, Throwable failure) {
-        try {
-            boolean applied;
-            if (failure != null && isNoRetry(plan, failure)) {
-                applied = plan.store.fail(keyText, token, plan.failureCodec.encode(failure), plan.policy.ttl());
-            } else if (failure != null && !plan.policy.failureTtl().isZero()) {
-                applied = plan.store.fail(keyText, token, plan.failureCodec.encode(failure),
-                        plan.policy.failureTtl());
-            } else {
-                applied = plan.store.release(keyText, token);
-            }
-            if (!applied) {
-                events.emit(IdempotencyEventType.LEASE_LOST, plan.operation, keyText, token,
-                        "the failure could not be recorded: another caller took the key over");
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, plan.operation + ": the claim of " + keyText + " could not be released after"
-                    + " the method failed; the key stays claimed until its lease passes", e);
-        }
-    }
-
-    private static boolean isNoRetry(OperationPlan plan, Throwable failure) {
-        for (Class<? extends Throwable> type : plan.policy.noRetryFor()) {
-            if (type.isInstance(failure)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private Object storeUnavailable(OperationPlan plan, String keyText, Invocation body, RuntimeException e)
@@ -350,7 +325,7 @@ public final class CallRunner implements AutoCloseable {
             CompletableFuture<Object> shared = new CompletableFuture<>();
             ((CompletionStage<?>) result).whenComplete((v, err) -> {
                 if (err != null) {
-                    shared.completeExceptionally(unwrap(err));
+                    shared.completeExceptionally(ClaimedExecution.unwrap(err));
                 } else {
                     shared.complete(v);
                 }
@@ -383,6 +358,12 @@ public final class CallRunner implements AutoCloseable {
                 + record.owner() + " (lease until " + record.leaseUntil() + ") " + how + "; the method did not run");
     }
 
+    private IdempotencyInProgressException inProgressHere(OperationPlan plan, CallKey key, String how) {
+        events.emit(IdempotencyEventType.IN_PROGRESS, plan.operation, key, 0, "running in this JVM " + how);
+        return new IdempotencyInProgressException(plan.operation + ": key " + key + " is being executed in this JVM "
+                + how + "; the method did not run for this caller");
+    }
+
     private void reportReplaced(OperationPlan plan, String keyText, ClaimOutcome.Acquired acquired) {
         IdempotencyRecord replaced = acquired.replaced();
         if (replaced.state() == RecordState.IN_PROGRESS) {
@@ -396,28 +377,10 @@ public final class CallRunner implements AutoCloseable {
     }
 
     private static void pauseWhileWaiting(OperationPlan plan, String keyText, long nanos) {
-        if (!pause(nanos)) {
+        if (!ClaimedExecution.pause(nanos)) {
             throw new IdempotencyInProgressException(plan.operation + ": interrupted while waiting for the"
                     + " execution of " + keyText + " in another process");
         }
-    }
-
-    /** Sleeps; false (with the interrupt flag restored) when interrupted. */
-    private static boolean pause(long nanos) {
-        if (nanos <= 0) {
-            return true;
-        }
-        try {
-            TimeUnit.NANOSECONDS.sleep(nanos);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     @Override

@@ -32,9 +32,15 @@ import java.util.UUID;
  * objects are encoded as their fields sorted by name.
  *
  * <h2>Reuse</h2>
- * An encoder owns a growable buffer and is reused by its thread ({@link #acquire()}), so encoding a small argument
- * list allocates nothing. A nested use on the same thread (a canonicaliser that itself calls an idempotent method)
- * gets a fresh encoder rather than corrupting the outer one.
+ * An encoder's buffer and SHA-256 are reused by their thread, so encoding a small argument list allocates only the
+ * small encoder object itself. The thread keeps them in an {@code Object[]} of JDK types only, never an encoder:
+ * a thread that outlives the application (a container's pooled thread, a dev-tools restart) then pins no class
+ * of Idem's class loader. A nested use on the same thread (a canonicaliser that itself calls an idempotent method)
+ * finds the slot empty and gets fresh parts rather than corrupting the outer encoding.
+ *
+ * <h2>Nothing of the arguments outlives a call</h2>
+ * {@link #release()} zeroes the bytes written and drops the references to the values being encoded, also after
+ * an encoding failed half-way, so a thread's scratch space never keeps an argument (or its bytes) alive.
  */
 final class CanonicalEncoder {
     static final byte NULL = 0;
@@ -59,38 +65,73 @@ final class CanonicalEncoder {
     static final byte SCALAR = 19;
 
     private static final int MAX_DEPTH = 64;
+    private static final int KEPT_BUFFER_LIMIT = 64 * 1024;
+    /**
+     * From this many bytes on, a prefix's digest is taken from a copy of the running SHA-256 state rather than by
+     * hashing the prefix a second time when asked for it (copying the state allocates; hashing a short prefix
+     * again is cheaper than that).
+     */
+    private static final int PREFIX_SNAPSHOT_THRESHOLD = 1024;
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    private static final ThreadLocal<CanonicalEncoder> PER_THREAD = ThreadLocal.withInitial(CanonicalEncoder::new);
+    /** The thread's reusable parts {buffer, SHA-256, digest output}; the buffer slot is null while lent out. */
+    private static final ThreadLocal<Object[]> PARTS = new ThreadLocal<>();
+    private static final int BUFFER = 0;
+    private static final int SHA = 1;
+    private static final int DIGEST = 2;
 
-    private byte[] buffer = new byte[256];
+    /** The thread's slot these parts came from and go back to; null for a nested encoder's own parts. */
+    private Object[] home;
+    private byte[] buffer;
     private int length;
-    /** The thread's SHA-256 and digest output, kept here so that a key costs one thread-local lookup. */
-    private final MessageDigest sha256 = Sha256.newDigest();
-    private final byte[] digest = new byte[Sha256.LENGTH];
-    private final Object[] enclosing = new Object[MAX_DEPTH];
+    private final MessageDigest sha256;
+    private final byte[] digest;
+    private Object[] enclosing;
     private int depth;
-    private boolean inUse;
     private Canonicalizers canonicalizers = Canonicalizers.NONE;
+    private int prefixLength = -1;
+    private byte[] prefixDigest;
+    /** How far the buffer was written, rewinds included, so release zeroes every byte of the arguments. */
+    private int highWater;
 
-    /** This thread's encoder, reset; call {@link #release()} when done with its bytes. */
-    static CanonicalEncoder acquire() {
-        CanonicalEncoder encoder = PER_THREAD.get();
-        if (encoder.inUse) {
-            encoder = new CanonicalEncoder();
-        }
-        encoder.inUse = true;
-        encoder.length = 0;
-        encoder.depth = 0;
-        encoder.canonicalizers = Canonicalizers.NONE;
-        return encoder;
+    private CanonicalEncoder(Object[] home, byte[] buffer, MessageDigest sha256, byte[] digest) {
+        this.home = home;
+        this.buffer = buffer;
+        this.sha256 = sha256;
+        this.digest = digest;
     }
 
+    /** An encoder on this thread's reusable parts; call {@link #release()} when done with its bytes. */
+    static CanonicalEncoder acquire() {
+        Object[] home = PARTS.get();
+        if (home == null) {
+            home = new Object[] {new byte[256], Sha256.newDigest(), new byte[Sha256.LENGTH]};
+            PARTS.set(home);
+        }
+        byte[] buffer = (byte[]) home[BUFFER];
+        if (buffer == null) { // a nested use: the outer encoder holds this thread's parts
+            return new CanonicalEncoder(null, new byte[256], Sha256.newDigest(), new byte[Sha256.LENGTH]);
+        }
+        home[BUFFER] = null;
+        return new CanonicalEncoder(home, buffer, (MessageDigest) home[SHA], (byte[]) home[DIGEST]);
+    }
+
+    /** Forgets what was encoded (zeroing its bytes) and hands the parts back to the thread; idempotent. */
     void release() {
-        inUse = false;
+        Arrays.fill(buffer, 0, Math.min(buffer.length, Math.max(length, highWater)), (byte) 0);
+        highWater = 0;
+        if (enclosing != null) {
+            Arrays.fill(enclosing, null);
+        }
+        depth = 0;
+        length = 0;
+        prefixLength = -1;
+        prefixDigest = null;
         canonicalizers = Canonicalizers.NONE;
-        if (buffer.length > 64 * 1024) {
-            buffer = new byte[256]; // do not pin a huge prompt's buffer to the thread forever
+        sha256.reset();
+        if (home != null) {
+            home[BUFFER] = buffer.length > KEPT_BUFFER_LIMIT ? new byte[256] : buffer; // do not pin a huge buffer
+            home = null;
         }
     }
 
@@ -109,6 +150,11 @@ final class CanonicalEncoder {
 
     void truncate(int newLength) {
         length = newLength;
+        if (newLength < prefixLength) {
+            prefixLength = -1;
+            prefixDigest = null;
+            sha256.reset();
+        }
     }
 
     byte[] toByteArray() {
@@ -117,8 +163,48 @@ final class CanonicalEncoder {
 
     /** SHA-256 of the bytes written so far, into a buffer this encoder reuses (valid until its next use). */
     byte[] sha256() {
-        Sha256.digest(sha256, buffer, length, digest);
+        if (prefixLength >= 0 && prefixDigest != null) {
+            sha256.update(buffer, prefixLength, length - prefixLength); // the prefix is already in the digest
+            try {
+                sha256.digest(digest, 0, Sha256.LENGTH);
+            } catch (java.security.DigestException e) {
+                throw new IllegalStateException(e);
+            }
+        } else {
+            Sha256.digest(sha256, buffer, length, digest);
+        }
         return digest;
+    }
+
+    /**
+     * Marks the bytes written so far as a prefix whose digest {@link #prefixSha256()} will give, without encoding
+     * them again: the key's encoding begins with the payload's when the two are the same parameters.
+     */
+    void markPrefix() {
+        prefixLength = length;
+        if (length >= PREFIX_SNAPSHOT_THRESHOLD) {
+            sha256.update(buffer, 0, length);
+            try {
+                MessageDigest snapshot = (MessageDigest) sha256.clone();
+                prefixDigest = snapshot.digest();
+            } catch (CloneNotSupportedException e) {
+                sha256.reset(); // a provider that cannot copy its state: hash the prefix again when asked
+                prefixDigest = null;
+            }
+        }
+    }
+
+    /** SHA-256 of the prefix marked by {@link #markPrefix()}, as a new array. */
+    byte[] prefixSha256() {
+        if (prefixLength < 0) {
+            throw new IllegalStateException("no prefix marked");
+        }
+        if (prefixDigest != null) {
+            return prefixDigest.clone();
+        }
+        MessageDigest fresh = Sha256.newDigest();
+        fresh.update(buffer, 0, prefixLength);
+        return fresh.digest();
     }
 
     /**
@@ -435,6 +521,11 @@ final class CanonicalEncoder {
     }
 
     private void enter(Object composite) {
+        if (enclosing == null) {
+            enclosing = new Object[8];
+        } else if (depth == enclosing.length && depth < MAX_DEPTH) {
+            enclosing = Arrays.copyOf(enclosing, Math.min(MAX_DEPTH, depth * 2));
+        }
         for (int i = 0; i < depth; i++) {
             if (enclosing[i] == composite) {
                 throw new UnencodableValueException("the value contains a cycle through a "
@@ -511,6 +602,7 @@ final class CanonicalEncoder {
     }
 
     private void ensure(int extra) {
+        highWater = Math.max(highWater, length + extra);
         if (length + extra > buffer.length) {
             buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, length + extra));
         }

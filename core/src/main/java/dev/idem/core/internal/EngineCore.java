@@ -22,11 +22,13 @@ public final class EngineCore implements AutoCloseable {
     public EngineCore(IdemSettings settings, LeaseHeartbeat.Scheduler scheduler, ClassLoader loader) {
         this.stores = new StoreRegistry(settings.stores(), settings.properties(), settings.defaultStore(),
                 settings.clock(), loader);
-        this.planner = new OperationPlanner(stores, settings.namespace(), Canonicalizers.of(settings.canonicalizers()));
         // Names this process's executions in records, so an operator can tell who holds a key.
         String owner = ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
-        this.runner = new CallRunner(settings.clock(), new Events(settings.listeners()), new LeaseHeartbeat(settings.clock(), scheduler),
-                owner, settings.onStoreError(), settings.completionAttempts(), settings.completionBackoff());
+        this.runner = new CallRunner(settings.clock(), new Events(settings.listeners()),
+                new LeaseHeartbeat(settings.clock(), scheduler), owner, settings.onStoreError(),
+                settings.completionAttempts(), settings.completionBackoff());
+        this.planner = new OperationPlanner(stores, settings.namespace(), Canonicalizers.of(settings.canonicalizers()),
+                runner::forgetPlan);
     }
 
     public OperationPlan plan(Method method) {

@@ -15,6 +15,10 @@ import java.util.List;
  * Stores a remembered failure as its exception's type and message, and rebuilds an exception of that type on
  * replay when the type is allowed: one of the method's declared exception types or {@code noRetryFor} types (or a
  * subclass), or one of the JDK's own exceptions. Other types replay as {@link IdempotencyFailureReplayException}.
+ *
+ * <p>An {@link Error} or an interrupt is never rebuilt, whatever the record says: the engine never remembers them
+ * ({@link PersonalFailures}), so such a record is foreign, and handing a caller an {@code OutOfMemoryError} or an
+ * {@code InterruptedException} it did not suffer would mislead it.
  */
 final class FailureCodec {
     private static final int MAX_MESSAGE = 2000;
@@ -89,6 +93,9 @@ final class FailureCodec {
     }
 
     private boolean isAllowed(Class<?> c) {
+        if (PersonalFailures.isPersonalType(c)) {
+            return false;
+        }
         if (c.getClassLoader() == null && c.getName().startsWith("java.")) {
             return true;
         }

@@ -1,26 +1,25 @@
 package dev.idem.core.internal;
 
-import com.github.benmanes.caffeine.cache.AsyncCache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
  * Executions running in this JVM, keyed by call, so concurrent identical calls share one execution
  * (coalescing). Registration is atomic: of many callers of one key exactly one becomes the leader and runs the
- * method; the others join its future.
+ * method; the others join it.
  *
- * <p>Every joiner receives its own dependent copy of the shared future, so one caller cancelling or timing out
- * completes only its copy and never the shared execution. The leader removes its entry in a {@code finally}
- * once the outcome is published, whether the method returned or threw: a failed execution never leaves an entry
- * behind for later callers to join.
+ * <p>The leader removes its entry once the outcome is published, whether the method returned or threw, and
+ * whatever happened while its result was saved: a finished execution never leaves an entry behind for later
+ * callers to join. A plain concurrent map is enough: entries live exactly as long as their execution, and the
+ * leader, not a cache, decides when that ends.
  */
 final class InFlightCalls {
+
     /**
      * A running execution; the payload digest lets a joiner with other arguments be told it conflicts. It always
-     * completes normally, with an {@link Outcome}: a failure travels inside it, so Caffeine neither logs it as a
-     * failed load nor removes the entry behind the leader's back.
+     * completes normally, with an {@link Outcome}: a failure travels inside it, so waiting for it never throws the
+     * leader's exception at a joiner by accident.
      */
     static final class Execution extends CompletableFuture<Outcome> {
         final byte[] payloadDigest;
@@ -30,24 +29,15 @@ final class InFlightCalls {
         }
 
         void succeed(Object value) {
-            complete(new Outcome(value, null));
+            complete(new Outcome(value, null, false));
         }
 
-        void fail(Throwable failure) {
-            complete(new Outcome(null, failure));
-        }
-
-        /** A future of its own for one joiner: completing or cancelling it leaves the execution alone. */
-        CompletableFuture<Object> joiner() {
-            CompletableFuture<Object> own = new CompletableFuture<>();
-            whenComplete((outcome, impossible) -> {
-                if (outcome.failure != null) {
-                    own.completeExceptionally(outcome.failure);
-                } else {
-                    own.complete(outcome.value);
-                }
-            });
-            return own;
+        /**
+         * @param personal the failure belongs to the leader (an Error, an interrupt): joiners run the call again
+         *                 instead of receiving it
+         */
+        void fail(Throwable failure, boolean personal) {
+            complete(new Outcome(null, failure, personal));
         }
     }
 
@@ -55,23 +45,20 @@ final class InFlightCalls {
     static final class Outcome {
         final Object value;
         final Throwable failure;
+        final boolean personal;
 
-        Outcome(Object value, Throwable failure) {
+        Outcome(Object value, Throwable failure, boolean personal) {
             this.value = value;
             this.failure = failure;
+            this.personal = personal;
         }
     }
 
-    private final ConcurrentMap<CallKey, CompletableFuture<Outcome>> running;
-
-    InFlightCalls() {
-        AsyncCache<CallKey, Outcome> cache = Caffeine.newBuilder().buildAsync();
-        this.running = cache.asMap();
-    }
+    private final ConcurrentMap<CallKey, Execution> running = new ConcurrentHashMap<>();
 
     /** Registers {@code candidate} as the execution of {@code key}; returns the one already running, or null. */
     Execution register(CallKey key, Execution candidate) {
-        return (Execution) running.putIfAbsent(key, candidate);
+        return running.putIfAbsent(key, candidate);
     }
 
     /** Removes {@code execution} if it is still the registered one. */

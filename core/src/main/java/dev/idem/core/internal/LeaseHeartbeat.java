@@ -7,6 +7,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -16,13 +23,27 @@ import java.util.concurrent.TimeUnit;
  * minutes) is never taken over while its owner lives, while a crashed owner's lease still passes. A renewal refused
  * by fencing means the claim was taken over: that execution's beat stops and reports it once.
  *
- * <p>One sweep per engine serves every execution: starting and stopping a beat is adding to and removing from a
+ * <h2>Cost</h2>
+ * One sweep per engine serves every execution: starting and stopping a beat is adding to and removing from a
  * concurrent set, which keeps the cost of a short execution (the common case) to almost nothing. The sweep runs
  * every {@link #SWEEP_PERIOD}, so a lease of at least three periods is renewed in time.
+ *
+ * <h2>A slow store delays no one else</h2>
+ * The sweep only decides which beats are due; the renewals themselves run on a small pool, at most one in flight
+ * per beat. A renewal stuck on one key (a lock, a slow replica) therefore holds up neither the sweep nor the other
+ * executions' renewals, and a beat never piles up renewals behind a slow one.
+ *
+ * <h2>Stopped is not lost</h2>
+ * A renewal can be in flight while its execution finishes; the store then refuses it, because the record is no
+ * longer in progress. That is not a lost lease: a refusal is reported only when the beat was not stopped. The
+ * execution stops its beat before it completes or releases the claim, so a refusal caused by its own completion
+ * always finds the beat stopped.
  */
 public final class LeaseHeartbeat implements AutoCloseable {
     /** How often the sweep looks for executions due for renewal. */
     static final Duration SWEEP_PERIOD = Duration.ofMillis(100);
+    /** Renewals that may be in flight at once, each for another execution. */
+    static final int RENEWAL_THREADS = 4;
     private static final System.Logger LOG = System.getLogger(LeaseHeartbeat.class.getName());
 
     /** Runs the sweep periodically; tests supply one they drive by hand. */
@@ -30,13 +51,22 @@ public final class LeaseHeartbeat implements AutoCloseable {
         /** Runs {@code sweep} every {@code period} until the returned handle is run. */
         Runnable schedule(Runnable sweep, Duration period);
 
+        /**
+         * Where renewals run: by default on the sweeping thread, which suits a sweep a test drives by hand. The
+         * engine's own scheduler (no scheduler given) runs them on a pool of {@link #RENEWAL_THREADS} daemon
+         * threads instead.
+         */
+        default Executor renewals() {
+            return Runnable::run;
+        }
+
         default void shutdown() {
         }
     }
 
     /** One execution's beat. */
     public interface Beat {
-        /** Stops renewing; idempotent. */
+        /** Stops renewing; idempotent. Once it returns, no refusal of this beat's renewals is reported. */
         void stop();
     }
 
@@ -49,10 +79,14 @@ public final class LeaseHeartbeat implements AutoCloseable {
     private final Set<RunningBeat> running = ConcurrentHashMap.newKeySet();
     private final Scheduler scheduler;
     private final Runnable cancelSweep;
+    private final Executor renewals;
+    private final ExecutorService ownPool;
 
     LeaseHeartbeat(Clock clock, Scheduler scheduler) {
         this.clock = clock;
         this.scheduler = scheduler != null ? scheduler : daemonScheduler();
+        this.ownPool = scheduler == null ? renewalPool() : null;
+        this.renewals = ownPool != null ? ownPool : this.scheduler.renewals();
         this.cancelSweep = this.scheduler.schedule(this::sweep, SWEEP_PERIOD);
     }
 
@@ -62,12 +96,16 @@ public final class LeaseHeartbeat implements AutoCloseable {
         return beat;
     }
 
-    /** Renews every execution whose last renewal is a third of a lease old. */
+    /** Starts a renewal for every execution whose last renewal is a third of a lease old and none is in flight. */
     void sweep() {
         long now = clock.millis();
         for (RunningBeat beat : running) {
-            if (now - beat.renewedAt >= beat.renewEveryMillis) {
-                beat.renew(now);
+            if (now - beat.renewedAt >= beat.renewEveryMillis && beat.inFlight.compareAndSet(false, true)) {
+                try {
+                    renewals.execute(() -> beat.renew(now));
+                } catch (RejectedExecutionException e) {
+                    beat.inFlight.set(false); // closing: nothing more to renew
+                }
             }
         }
     }
@@ -76,6 +114,21 @@ public final class LeaseHeartbeat implements AutoCloseable {
     public void close() {
         cancelSweep.run();
         scheduler.shutdown();
+        if (ownPool != null) {
+            ownPool.shutdownNow();
+        }
+    }
+
+    private static ExecutorService renewalPool() {
+        AtomicInteger n = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(RENEWAL_THREADS, RENEWAL_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "idem-lease-renewal-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true); // an engine with nothing running keeps no renewal thread
+        return pool;
     }
 
     private static Scheduler daemonScheduler() {
@@ -112,7 +165,9 @@ public final class LeaseHeartbeat implements AutoCloseable {
         private final Duration lease;
         private final long renewEveryMillis;
         private final LostLease onLost;
+        private final AtomicBoolean inFlight = new AtomicBoolean();
         private volatile long renewedAt;
+        private volatile boolean stopped;
 
         RunningBeat(IdempotencyStore store, String key, long token, Duration lease, LostLease onLost, long now) {
             this.store = store;
@@ -126,20 +181,26 @@ public final class LeaseHeartbeat implements AutoCloseable {
 
         void renew(long now) {
             try {
+                if (stopped) {
+                    return;
+                }
                 if (store.renew(key, token, lease)) {
                     renewedAt = now;
-                } else {
+                } else if (!stopped) { // refused while still running: taken over
                     stop();
                     onLost.lost(key, token);
                 }
             } catch (RuntimeException e) {
                 // A store blip: the next sweep tries again; the lease has two more thirds of slack.
                 LOG.log(Level.DEBUG, "lease renewal of " + key + " failed; retrying at the next sweep", e);
+            } finally {
+                inFlight.set(false);
             }
         }
 
         @Override
         public void stop() {
+            stopped = true;
             running.remove(this);
         }
     }

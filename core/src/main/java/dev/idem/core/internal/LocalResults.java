@@ -12,18 +12,25 @@ import java.time.Clock;
  *
  * <p>Whether an entry still counts is decided from its timestamps at read time (expiry, window); the cache is
  * bounded by size, so stale entries that are never read again are evicted as newer ones arrive.
+ *
+ * <p>An entry answers only the plan that stored it (by {@link OperationPlan#id}): after a class is reloaded, its
+ * new plan must not be handed instances of the old class, and another operation sharing the scope decodes the
+ * store's bytes with its own codec. When an operation is planned anew, the old plan's entries are dropped at once
+ * ({@link #forgetPlan}), so a discarded class loader is not kept alive by results nobody can use.
  */
 final class LocalResults {
     private static final int MAX_ENTRIES = 10_000;
 
     /** A completed result and the times that bound its use. */
     static final class Entry {
+        final long planId;
         final Object value;
         final byte[] payloadDigest;
         final long supersedeAtMillis; // start + window; Long.MAX_VALUE without a window
         final long expiresAtMillis;
 
-        Entry(Object value, byte[] payloadDigest, long supersedeAtMillis, long expiresAtMillis) {
+        Entry(long planId, Object value, byte[] payloadDigest, long supersedeAtMillis, long expiresAtMillis) {
+            this.planId = planId;
             this.value = value;
             this.payloadDigest = payloadDigest;
             this.supersedeAtMillis = supersedeAtMillis;
@@ -41,10 +48,10 @@ final class LocalResults {
         this.entries = Caffeine.newBuilder().maximumSize(MAX_ENTRIES).build();
     }
 
-    /** The entry for {@code key} if it still counts now: not expired and within its window. */
-    Entry lookup(CallKey key) {
+    /** The entry {@code plan} stored for {@code key} if it still counts now: not expired and within its window. */
+    Entry lookup(OperationPlan plan, CallKey key) {
         Entry entry = entries.getIfPresent(key);
-        if (entry == null) {
+        if (entry == null || entry.planId != plan.id) {
             return null;
         }
         long now = clock.millis();
@@ -57,5 +64,10 @@ final class LocalResults {
 
     void put(CallKey key, Entry entry) {
         entries.put(key, entry);
+    }
+
+    /** Drops every entry stored by the plan {@code planId}: it was replaced (its class was reloaded). */
+    void forgetPlan(long planId) {
+        entries.asMap().values().removeIf(entry -> entry.planId == planId);
     }
 }

@@ -8,6 +8,7 @@ import dev.idem.store.IdempotencyStore;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Everything about one operation that does not depend on a call's arguments, computed once: the policy, the
@@ -15,6 +16,10 @@ import java.util.Arrays;
  * arguments and the time.
  */
 public final class OperationPlan {
+    private static final AtomicLong IDS = new AtomicLong();
+
+    /** Tells plans apart, also two plans of one operation (a class reloaded), without holding either. */
+    final long id = IDS.incrementAndGet();
     final String operation;
     final IdempotencyPolicy policy;
     final IdempotencyStore store;
@@ -66,30 +71,45 @@ public final class OperationPlan {
      * values, the version, and for FIXED windows the window's start.
      */
     public CallKey identify(Object[] args, long nowMillis) {
-        String renderedScope = renderScope(args);
-        CanonicalEncoder encoder = CanonicalEncoder.acquire().using(canonicalizers);
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
         try {
-            encodeSources(encoder, keySources, args);
-            encoder.writeString(policy.version());
-            if (fixedWindow) {
-                encoder.writeInteger(windowStart(nowMillis));
-            }
-            byte[] digest = encoder.sha256();
-            return new CallKey(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8));
+            return identify(encoder, args, nowMillis);
         } finally {
             encoder.release();
         }
     }
 
-    /** SHA-256 over the canonical encoding of the payload values. */
-    byte[] payloadDigest(Object[] args) {
-        CanonicalEncoder encoder = CanonicalEncoder.acquire().using(canonicalizers);
-        try {
-            encodeSources(encoder, payloadSources, args);
-            return encoder.sha256().clone();
-        } finally {
-            encoder.release();
+    /**
+     * {@link #identify(Object[], long)} with the caller's encoder, which keeps the encoding so that
+     * {@link #payloadDigest(CanonicalEncoder, Object[])} on the same encoder can reuse it.
+     */
+    CallKey identify(CanonicalEncoder encoder, Object[] args, long nowMillis) {
+        String renderedScope = renderScope(args);
+        encoder.using(canonicalizers);
+        encodeSources(encoder, keySources, args);
+        if (payloadSameAsKey) {
+            encoder.markPrefix(); // the payload's encoding is this prefix of the key's
         }
+        encoder.writeString(policy.version());
+        if (fixedWindow) {
+            encoder.writeInteger(windowStart(nowMillis));
+        }
+        byte[] digest = encoder.sha256();
+        return new CallKey(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8));
+    }
+
+    /**
+     * SHA-256 over the canonical encoding of the payload values, on the encoder that has just identified the
+     * call: when the payload is the key's parameters their encoding is not made a second time.
+     */
+    byte[] payloadDigest(CanonicalEncoder encoder, Object[] args) {
+        if (payloadSameAsKey) {
+            return encoder.prefixSha256();
+        }
+        encoder.truncate(0);
+        encoder.using(canonicalizers);
+        encodeSources(encoder, payloadSources, args);
+        return encoder.sha256().clone();
     }
 
     /**

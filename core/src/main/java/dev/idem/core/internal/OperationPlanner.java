@@ -8,6 +8,7 @@ import dev.idem.core.IdempotencyPolicy;
 import dev.idem.store.IdempotencyStore;
 
 import java.io.Serializable;
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Parameter;
@@ -18,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongConsumer;
 import java.util.stream.Collectors;
 
 /**
@@ -29,16 +31,38 @@ public final class OperationPlanner {
     private final StoreRegistry stores;
     private final String namespace;
     private final Canonicalizers canonicalizers;
-    /** Scope (or scope template) to the operation that uses it and its stored type, to catch collisions. */
+    /**
+     * Scope (or scope template) to the operation that uses it and its stored type, to catch collisions. Held by
+     * names and a weak reference only, so a class loader that is discarded is not kept alive from here.
+     */
     private final ConcurrentMap<String, ScopeOwner> scopes = new ConcurrentHashMap<>();
+    private final LongConsumer replacedPlans;
 
-    private record ScopeOwner(String operation, Type stored) {
+    /**
+     * Who uses a scope.
+     *
+     * @param declaring the class declaring the method, or null for a programmatic operation
+     */
+    private record ScopeOwner(String operation, String storedType, WeakReference<Class<?>> declaring, long planId) {
+
+        /** Whether {@code other} is this operation's class loaded again (a reload), not another method. */
+        boolean isReloadedBy(String otherOperation, Class<?> otherDeclaring) {
+            if (declaring == null || otherDeclaring == null || !operation.equals(otherOperation)) {
+                return false;
+            }
+            return declaring.get() != otherDeclaring;
+        }
     }
 
-    OperationPlanner(StoreRegistry stores, String namespace, Canonicalizers canonicalizers) {
+    /**
+     * @param replacedPlans told the id of a plan whose operation was planned anew from a reloaded class, so what
+     *                      the engine keeps for it can go
+     */
+    OperationPlanner(StoreRegistry stores, String namespace, Canonicalizers canonicalizers, LongConsumer replacedPlans) {
         this.stores = stores;
         this.namespace = namespace;
         this.canonicalizers = canonicalizers;
+        this.replacedPlans = replacedPlans;
     }
 
     /** The plan of an {@code @Idempotent} method. */
@@ -56,13 +80,15 @@ public final class OperationPlanner {
         ReturnKind kind = returnKind(operation, method.getReturnType());
         Type stored = kind.storedType(method.getGenericReturnType());
         requireStorable(operation, stored);
-        requireOwnScope(operation, policy.scope().isEmpty() ? operation : policy.scope(), stored);
+        String scopeName = policy.scope().isEmpty() ? operation : policy.scope();
         ClassLoader loader = method.getDeclaringClass().getClassLoader();
         List<Class<?>> failureTypes = new ArrayList<>(Arrays.asList(method.getExceptionTypes()));
         failureTypes.addAll(policy.noRetryFor());
-        return new OperationPlan(operation, policy, store(operation, policy), namespace, scope, key, payload, kind,
-                new ResultCodec(operation, rawType(stored), DecodeAllowList.forType(stored), loader),
+        OperationPlan plan = new OperationPlan(operation, policy, store(operation, policy), namespace, scope, key,
+                payload, kind, new ResultCodec(operation, rawType(stored), DecodeAllowList.forType(stored), loader),
                 new FailureCodec(operation, failureTypes, loader), canonicalizers);
+        claimScope(scopeName, plan, stored, method.getDeclaringClass());
+        return plan;
     }
 
     /**
@@ -87,14 +113,15 @@ public final class OperationPlanner {
         ReturnKind kind = returnKind(operation, raw);
         Type stored = kind.storedType(resultType);
         requireStorable(operation, stored);
-        requireOwnScope(operation, policy.scope(), stored);
         ClassLoader loader = raw.getClassLoader() != null ? raw.getClassLoader()
                 : Thread.currentThread().getContextClassLoader();
         KeySource[] values = {new KeySource(0, "values", PropertyPath.WHOLE, new Normalize[0])};
-        return new OperationPlan(operation, policy, store(operation, policy), namespace,
+        OperationPlan plan = new OperationPlan(operation, policy, store(operation, policy), namespace,
                 ScopeTemplate.parse(policy.scope(), p -> null), values, values, kind,
                 new ResultCodec(operation, rawType(stored), DecodeAllowList.forType(stored), loader),
                 new FailureCodec(operation, new ArrayList<>(policy.noRetryFor()), loader), canonicalizers);
+        claimScope(policy.scope(), plan, stored, null);
+        return plan;
     }
 
     private static KeySource[] payloadSources(String operation, Parameter[] parameters) {
@@ -240,17 +267,35 @@ public final class OperationPlanner {
     }
 
     /**
-     * Two operations with one scope share keys, so the same arguments give one of them the other's stored result.
-     * That can work only if their results have the same type; otherwise it is refused here rather than failing
-     * later with a ClassCastException or a refused decode.
+     * Records {@code plan} as a user of {@code scope}. Two operations with one scope share keys, so the same
+     * arguments give one of them the other's stored result. That can work only if their results have the same
+     * type; otherwise it is refused here rather than failing later with a ClassCastException or a refused decode.
+     * Types are compared by name: the same operation from a reloaded class (a new {@code Class} of the same name)
+     * is that operation again, not a collision, and the plan it replaces is reported so its results can go.
      */
-    private void requireOwnScope(String operation, String scope, Type stored) {
-        ScopeOwner owner = scopes.putIfAbsent(scope, new ScopeOwner(operation, stored));
-        if (owner != null && !owner.stored().equals(stored)) {
-            throw new IdempotencyConfigurationException(operation + ": @Idempotent(scope = \"" + scope + "\") is"
-                    + " already the scope of " + owner.operation() + ", whose result type is "
-                    + owner.stored().getTypeName() + ", not " + stored.getTypeName() + "; equal arguments would"
-                    + " replay one's result to the other. Give each operation a scope of its own.");
+    private void claimScope(String scope, OperationPlan plan, Type stored, Class<?> declaring) {
+        String storedType = stored.getTypeName();
+        ScopeOwner mine = new ScopeOwner(plan.operation, storedType,
+                declaring == null ? null : new WeakReference<>(declaring), plan.id);
+        ScopeOwner[] replaced = new ScopeOwner[1];
+        scopes.compute(scope, (s, owner) -> {
+            if (owner == null) {
+                return mine;
+            }
+            if (owner.isReloadedBy(plan.operation, declaring)) {
+                replaced[0] = owner;
+                return mine;
+            }
+            if (!owner.storedType().equals(storedType)) {
+                throw new IdempotencyConfigurationException(plan.operation + ": @Idempotent(scope = \"" + scope
+                        + "\") is already the scope of " + owner.operation() + ", whose result type is "
+                        + owner.storedType() + ", not " + storedType + "; equal arguments would replay one's"
+                        + " result to the other. Give each operation a scope of its own.");
+            }
+            return owner;
+        });
+        if (replaced[0] != null) {
+            replacedPlans.accept(replaced[0].planId());
         }
     }
 

@@ -1,0 +1,235 @@
+package dev.idem.core.internal;
+
+import dev.idem.IdempotencyContext;
+import dev.idem.core.IdempotencyEventType;
+import dev.idem.core.Invocation;
+import dev.idem.internal.ContextSlot;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a method body under a claim this engine holds, and finishes the claim: the part of a call between the
+ * store's "acquired" and the record's final state.
+ *
+ * <h2>The claim is always finished</h2>
+ * Whatever happens after the claim, the record ends in a state SEMANTICS.md documents, written with the claim's
+ * fencing token: COMPLETED with the result; released (or FAILED, for remembered failures) when the method threw;
+ * released when the method ran but its result cannot be encoded, even when encoding throws an {@link Error}. Only
+ * a store that cannot be reached leaves the record in progress until its lease passes, and that is reported
+ * (INDETERMINATE). Nothing thrown while saving reaches the caller who ran the method: the work happened, so it gets
+ * its result.
+ *
+ * <h2>Ordering</h2>
+ * The heartbeat of an execution is stopped before its claim is completed or released, so a renewal refused because
+ * of that completion is never mistaken for a lost lease. A result is published to the local results before the
+ * shared future of a {@code CompletionStage} method completes, so a caller arriving in between finds it in one
+ * place or the other.
+ */
+final class ClaimedExecution {
+    private static final System.Logger LOG = System.getLogger(ClaimedExecution.class.getName());
+
+    private final Clock clock;
+    private final Events events;
+    private final LocalResults local;
+    private final LeaseHeartbeat heartbeat;
+    private final int completionAttempts;
+    private final Duration completionBackoff;
+
+    ClaimedExecution(Clock clock, Events events, LocalResults local, LeaseHeartbeat heartbeat,
+                     int completionAttempts, Duration completionBackoff) {
+        this.clock = clock;
+        this.events = events;
+        this.local = local;
+        this.heartbeat = heartbeat;
+        this.completionAttempts = completionAttempts;
+        this.completionBackoff = completionBackoff;
+    }
+
+    /**
+     * Runs {@code body} holding the claim {@code token} of {@code key}. For {@code CompletionStage} methods the
+     * returned object is a CompletableFuture of the result's content, private to the engine; callers get copies.
+     */
+    Object run(OperationPlan plan, CallKey key, String keyText, byte[] payload, long token, long startedAt,
+               Invocation body) throws Throwable {
+        LeaseHeartbeat.Beat beat = heartbeat.start(plan.store, keyText, token, plan.policy.lease(),
+                (k, t) -> events.emit(IdempotencyEventType.LEASE_LOST, plan.operation, k, t,
+                        "the lease was renewed too late and another caller took the key over"));
+        IdempotencyContext previous = ContextSlot.bind(
+                new ExecutionContext(keyText, token, key, enclosingExecution(previousContext())));
+        Object result;
+        try {
+            result = body.proceed();
+        } catch (Throwable t) {
+            boolean interrupted = Thread.currentThread().isInterrupted();
+            beat.stop();
+            finishFailed(plan, keyText, token, t, PersonalFailures.isPersonal(t, interrupted));
+            throw t;
+        } finally {
+            ContextSlot.restore(previous);
+        }
+        if (plan.returnKind == ReturnKind.FUTURE) {
+            return whenStageCompletes(plan, key, keyText, payload, token, startedAt, beat, result);
+        }
+        beat.stop();
+        Object stored = plan.returnKind == ReturnKind.OPTIONAL
+                ? (result == null ? null : ((Optional<?>) result).orElse(null))
+                : plan.returnKind == ReturnKind.VOID ? null : result;
+        save(plan, key, keyText, payload, token, startedAt, stored, result);
+        return result;
+    }
+
+    private CompletableFuture<Object> whenStageCompletes(OperationPlan plan, CallKey key, String keyText,
+                                                         byte[] payload, long token, long startedAt,
+                                                         LeaseHeartbeat.Beat beat, Object result) {
+        if (result == null) {
+            beat.stop();
+            finishFailed(plan, keyText, token, null, false);
+            throw new NullPointerException(plan.operation + " returned a null CompletionStage");
+        }
+        CompletableFuture<Object> shared = new CompletableFuture<>();
+        ((CompletionStage<?>) result).whenComplete((value, error) -> {
+            Throwable cause = error == null ? null : unwrap(error);
+            try {
+                beat.stop();
+                if (cause != null) {
+                    finishFailed(plan, keyText, token, cause, PersonalFailures.isPersonal(cause, false));
+                } else {
+                    save(plan, key, keyText, payload, token, startedAt, value, value);
+                }
+            } catch (Throwable unexpected) {
+                // save and finishFailed report their own troubles; this only keeps the shared future from never
+                // completing, which would hang every caller of the key.
+                LOG.log(Level.ERROR, plan.operation + ": finishing the claim of " + keyText + " failed", unexpected);
+            } finally {
+                if (cause != null) {
+                    shared.completeExceptionally(cause);
+                } else {
+                    shared.complete(value);
+                }
+            }
+        });
+        return shared;
+    }
+
+    /** Stores the result; on success publishes it to the local results. Never throws: the work happened. */
+    private void save(OperationPlan plan, CallKey key, String keyText, byte[] payload, long token, long startedAt,
+                      Object stored, Object callerValue) {
+        byte[] bytes;
+        try {
+            bytes = plan.codec.encode(stored);
+        } catch (Throwable e) { // even an Error (a stack overflow in a deep value): the caller still gets its result
+            releaseUnstorable(plan, keyText, token, e);
+            return;
+        }
+        long backoff = completionBackoff.toNanos();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                if (plan.store.complete(keyText, token, bytes, plan.policy.ttl())) {
+                    long expiresAt = clock.millis() + plan.policy.ttl().toMillis();
+                    local.put(key, new LocalResults.Entry(plan.id, callerValue, payload, plan.supersedeAt(startedAt),
+                            expiresAt));
+                    events.emit(IdempotencyEventType.EXECUTED, plan.operation, keyText, token, "result stored");
+                } else {
+                    events.emit(IdempotencyEventType.LEASE_LOST, plan.operation, keyText, token,
+                            "completion refused by fencing: another caller took the key over while this one ran");
+                }
+                return;
+            } catch (Throwable e) {
+                if (attempt >= completionAttempts || !pause(backoff)) {
+                    events.emit(IdempotencyEventType.INDETERMINATE, plan.operation, keyText, token,
+                            "the work was done but its result could not be stored after " + attempt
+                                    + " attempts; the record stays in progress until its lease passes", e);
+                    return;
+                }
+                backoff *= 2;
+            }
+        }
+    }
+
+    /** The result cannot be encoded: release the claim so the key is never left in progress, and say so. */
+    private void releaseUnstorable(OperationPlan plan, String keyText, long token, Throwable why) {
+        String what = "the method ran but its result could not be encoded (" + why + ")";
+        try {
+            boolean released = plan.store.release(keyText, token);
+            events.emit(IdempotencyEventType.RESULT_NOT_STORED, plan.operation, keyText, token, what
+                    + (released ? "; the claim was released, so the next identical call runs the method again"
+                    : "; another caller had already taken the key over"), why);
+        } catch (Throwable e) {
+            e.addSuppressed(why);
+            events.emit(IdempotencyEventType.INDETERMINATE, plan.operation, keyText, token, what + ", and releasing"
+                    + " the claim failed too; the record stays in progress until its lease passes", e);
+        }
+    }
+
+    /**
+     * Releases the claim, or records the failure when it is to be remembered. A personal failure (an Error, an
+     * interrupt) is never remembered. Never throws.
+     */
+    void finishFailed(OperationPlan plan, String keyText, long token, Throwable failure, boolean personal) {
+        try {
+            boolean remembered = failure != null && !personal;
+            boolean noRetry = remembered && isNoRetry(plan, failure);
+            Duration keep = noRetry ? plan.policy.ttl() : plan.policy.failureTtl();
+            byte[] encoded = remembered && !keep.isZero() ? encodeFailure(plan, failure) : null;
+            boolean applied = encoded != null ? plan.store.fail(keyText, token, encoded, keep)
+                    : plan.store.release(keyText, token);
+            if (!applied) {
+                events.emit(IdempotencyEventType.LEASE_LOST, plan.operation, keyText, token,
+                        "the failure could not be recorded: another caller took the key over");
+            }
+        } catch (Throwable e) {
+            LOG.log(Level.WARNING, plan.operation + ": the claim of " + keyText + " could not be released after"
+                    + " the method failed; the key stays claimed until its lease passes", e);
+        }
+    }
+
+    private static byte[] encodeFailure(OperationPlan plan, Throwable failure) {
+        try {
+            return plan.failureCodec.encode(failure);
+        } catch (RuntimeException e) {
+            return null; // a failure whose message cannot be read is released rather than remembered
+        }
+    }
+
+    private static boolean isNoRetry(OperationPlan plan, Throwable failure) {
+        for (Class<? extends Throwable> type : plan.policy.noRetryFor()) {
+            if (type.isInstance(failure)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static IdempotencyContext previousContext() {
+        return ContextSlot.get();
+    }
+
+    private static ExecutionContext enclosingExecution(IdempotencyContext current) {
+        return current instanceof ExecutionContext ? (ExecutionContext) current : null;
+    }
+
+    static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    /** Sleeps; false (with the interrupt flag restored) when interrupted. */
+    static boolean pause(long nanos) {
+        if (nanos <= 0) {
+            return true;
+        }
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}
