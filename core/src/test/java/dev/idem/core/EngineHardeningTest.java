@@ -1,0 +1,648 @@
+package dev.idem.core;
+
+import dev.idem.IdempotencyContext;
+import dev.idem.IdempotencyInProgressException;
+import dev.idem.IdempotencyKey;
+import dev.idem.IdempotencyKeyException;
+import dev.idem.IdempotencyReentryException;
+import dev.idem.Idempotent;
+import dev.idem.OnInProgress;
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
+import dev.idem.store.IdempotencyRecord;
+import dev.idem.store.IdempotencyStore;
+import dev.idem.store.RecordState;
+import dev.idem.store.tck.MutableClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The engine's answers where a careless implementation hangs, leaks or lies: an Error while a result is saved, a
+ * call from inside its own execution, a leader that hangs or is interrupted, a renewal racing a completion, a slow
+ * store, an argument that cannot be encoded. Every test here failed (or hung) on the engine before it was hardened.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class EngineHardeningTest {
+    private static final long WAIT_SECONDS = 10;
+
+    /** A value whose encoding throws an Error, as a value nested too deep for the encoder's stack would. */
+    static final class TooDeep implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final String topic;
+
+        TooDeep(String topic) {
+            this.topic = topic;
+        }
+
+        private void writeObject(ObjectOutputStream out) {
+            throw new StackOverflowError("planted: the value is nested too deep to encode");
+        }
+    }
+
+    record Ticket(String id) {
+    }
+
+    /** Methods whose bodies the tests steer through latches; every body counts its runs. */
+    static class Service {
+        final AtomicInteger runs = new AtomicInteger();
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch mayFinish = new CountDownLatch(1);
+        volatile CompletableFuture<?> upstream = new CompletableFuture<>();
+        volatile EngineFixture fx;
+        volatile Throwable throwOnFirstRun;
+
+        @Idempotent(scope = "h:deep")
+        TooDeep deep(String topic) {
+            runs.incrementAndGet();
+            return new TooDeep(topic);
+        }
+
+        @Idempotent(scope = "h:deep-async")
+        @SuppressWarnings("unchecked")
+        CompletableFuture<TooDeep> deepAsync(String topic) {
+            runs.incrementAndGet();
+            return (CompletableFuture<TooDeep>) upstream;
+        }
+
+        @Idempotent(scope = "h:nested")
+        String outer(String topic) throws Throwable {
+            runs.incrementAndGet();
+            String ownKey = IdempotencyContext.current().orElseThrow().key();
+            try {
+                return "inner returned " + fx.call(this, "inner", topic);
+            } catch (IdempotencyReentryException e) {
+                return ownKey + " refused: " + e.getMessage();
+            }
+        }
+
+        @Idempotent(scope = "h:nested")
+        String inner(String topic) {
+            runs.incrementAndGet();
+            return "inner ran";
+        }
+
+        @Idempotent(scope = "h:self-retry")
+        @SuppressWarnings("unchecked")
+        CompletableFuture<String> selfRetry(String topic) {
+            runs.incrementAndGet();
+            return ((CompletableFuture<String>) upstream).exceptionallyCompose(e -> callAsync("selfRetry", topic));
+        }
+
+        @Idempotent(scope = "h:self-retry-later", waitTimeout = "200ms")
+        @SuppressWarnings("unchecked")
+        CompletableFuture<String> selfRetryLater(String topic) {
+            runs.incrementAndGet();
+            return ((CompletableFuture<String>) upstream).exceptionallyCompose(e -> callAsync("selfRetryLater", topic));
+        }
+
+        @Idempotent(scope = "h:interrupted", failureTtl = "10s")
+        String interruptible(String topic) throws Throwable {
+            int run = runs.incrementAndGet();
+            entered.countDown();
+            awaitOrFail(mayFinish);
+            Throwable planted = throwOnFirstRun;
+            if (run == 1 && planted != null) {
+                throw planted;
+            }
+            return topic + " run " + run;
+        }
+
+        volatile String runningKey;
+
+        @Idempotent(scope = "h:slow")
+        String slow(String topic) {
+            runs.incrementAndGet();
+            runningKey = IdempotencyContext.current().map(IdempotencyContext::key).orElse(null);
+            entered.countDown();
+            awaitOrFail(mayFinish);
+            return topic + " done";
+        }
+
+        @Idempotent(scope = "h:hang", waitTimeout = "150ms")
+        String hang(String topic) {
+            return slow(topic);
+        }
+
+        @Idempotent(scope = "h:hang-throw", waitTimeout = "1h", onInProgress = OnInProgress.THROW)
+        String hangThrow(String topic) {
+            return slow(topic);
+        }
+
+        @Idempotent(scope = "h:hang-async", waitTimeout = "150ms")
+        @SuppressWarnings("unchecked")
+        CompletableFuture<String> hangAsync(String topic) {
+            runs.incrementAndGet();
+            return (CompletableFuture<String>) upstream;
+        }
+
+        @Idempotent(scope = "h:keyed")
+        String keyed(@IdempotencyKey List<Object> items) {
+            runs.incrementAndGet();
+            return "ran";
+        }
+
+        @Idempotent(scope = "h:ticket")
+        String ticket(Ticket ticket) {
+            runs.incrementAndGet();
+            return ticket.id();
+        }
+
+        @SuppressWarnings("unchecked")
+        private CompletableFuture<String> callAsync(String method, String topic) {
+            try {
+                return (CompletableFuture<String>) fx.call(this, method, topic);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }
+    }
+
+    private final List<EngineFixture> fixtures = new ArrayList<>();
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private final Service service = new Service();
+
+    private EngineFixture fixture(java.util.function.Consumer<IdemSettings.Builder> customise) {
+        EngineFixture fx = new EngineFixture(customise);
+        service.fx = fx;
+        fixtures.add(fx);
+        return fx;
+    }
+
+    private EngineFixture fixture() {
+        return fixture(b -> {
+        });
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        service.mayFinish.countDown();
+        threads.shutdownNow();
+        assertTrue(threads.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), "test threads did not stop");
+        fixtures.forEach(EngineFixture::close);
+        Thread.interrupted(); // a planted interrupt must not leak into the next test
+    }
+
+    static void awaitOrFail(CountDownLatch latch) {
+        try {
+            if (!latch.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                throw new AssertionError("a latch the test controls was not released within " + WAIT_SECONDS + " s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for the test", e);
+        }
+    }
+
+    private static <T extends Throwable> T causeOf(Class<T> type, Future<?> future) throws Exception {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> future.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        return assertInstanceOf(type, e.getCause());
+    }
+
+    private static Object await(Future<?> future) throws Exception {
+        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    @Nested
+    class WhenTheResultCannotBeStored {
+
+        @Test
+        void theCallerWhoRanTheMethodGetsItsResultAndTheKeyIsReleased() throws Throwable {
+            EngineFixture fx = fixture();
+
+            TooDeep first = (TooDeep) fx.call(service, "deep", "rust");
+
+            assertEquals("rust", first.topic, "the work happened, so its caller gets the result");
+            IdempotencyEvent event = fx.last(IdempotencyEventType.RESULT_NOT_STORED);
+            assertTrue(event.detail().contains("released"), event.detail());
+            assertInstanceOf(StackOverflowError.class, event.cause());
+            assertEquals(Optional.empty(), fx.store.get(event.key()), "the key is never left in progress");
+            assertEquals(0, fx.engine.inFlightCount());
+
+            // The next call finds the key absent and runs: it neither waits for a dead claim nor hangs.
+            assertEquals("rust", ((TooDeep) fx.call(service, "deep", "rust")).topic);
+            assertEquals(2, service.runs.get());
+            assertEquals(0, fx.count(IdempotencyEventType.IN_PROGRESS));
+        }
+
+        @Test
+        void aCompletionStageCallerGetsItsResultAndLaterCallsDoNotHang() throws Throwable {
+            EngineFixture fx = fixture();
+            CompletableFuture<TooDeep> upstream = new CompletableFuture<>();
+            service.upstream = upstream;
+
+            CompletableFuture<?> first = (CompletableFuture<?>) fx.call(service, "deepAsync", "rust");
+            upstream.complete(new TooDeep("rust"));
+
+            assertEquals("rust", ((TooDeep) await(first)).topic);
+            assertEquals(0, fx.engine.inFlightCount(), "the in-flight entry is removed");
+            IdempotencyEvent event = fx.last(IdempotencyEventType.RESULT_NOT_STORED);
+            assertEquals(Optional.empty(), fx.store.get(event.key()));
+
+            service.upstream = CompletableFuture.completedFuture(new TooDeep("rust"));
+            CompletableFuture<?> second = (CompletableFuture<?>) fx.call(service, "deepAsync", "rust");
+            assertEquals("rust", ((TooDeep) await(second)).topic);
+            assertEquals(2, service.runs.get());
+        }
+    }
+
+    @Nested
+    class CallsFromInsideTheirOwnExecution {
+
+        @Test
+        void aNestedCallWithItsOwnKeyIsRefusedAtOnceNamingTheKey() throws Throwable {
+            EngineFixture fx = fixture();
+
+            String answer = (String) fx.call(service, "outer", "rust");
+
+            String key = answer.substring(0, answer.indexOf(" refused: "));
+            assertTrue(key.startsWith("idem:test:h:nested:"), answer);
+            assertTrue(answer.substring(key.length()).contains(key), "the error names the key: " + answer);
+            assertEquals(1, service.runs.get(), "the inner body never ran");
+            assertEquals(RecordState.COMPLETED, fx.store.get(key).orElseThrow().state(), "the outer call finished");
+            assertEquals(0, fx.engine.inFlightCount());
+        }
+
+        @Test
+        void anAsyncSelfRetryOnTheExecutingThreadIsRefusedAtOnce() throws Throwable {
+            EngineFixture fx = fixture();
+            service.upstream = CompletableFuture.failedFuture(new IllegalStateException("429 from upstream"));
+
+            CompletableFuture<?> call = (CompletableFuture<?>) fx.call(service, "selfRetry", "rust");
+
+            causeOf(IdempotencyReentryException.class, call);
+            assertEquals(1, service.runs.get());
+            assertEquals(0, fx.engine.inFlightCount());
+            assertEquals(0, fx.count(IdempotencyEventType.EXECUTED));
+        }
+
+        @Test
+        void anAsyncSelfRetryFromAnotherThreadEndsWithinTheWaitTimeoutAndReleasesTheKey() throws Throwable {
+            EngineFixture fx = fixture();
+            CompletableFuture<String> upstream = new CompletableFuture<>();
+            service.upstream = upstream;
+
+            CompletableFuture<?> call = (CompletableFuture<?>) fx.call(service, "selfRetryLater", "rust");
+            threads.submit(() -> upstream.completeExceptionally(new IllegalStateException("429 from upstream")));
+
+            IdempotencyInProgressException e = causeOf(IdempotencyInProgressException.class, call);
+            assertTrue(e.getMessage().contains("self-retry"), e.getMessage());
+            assertEquals(1, service.runs.get());
+            assertEquals(0, fx.engine.inFlightCount());
+            String key = fx.last(IdempotencyEventType.COALESCED).key();
+            assertEquals(Optional.empty(), fx.store.get(key), "the failed execution released its key");
+        }
+    }
+
+    @Nested
+    class FailuresThatAreTheLeadersOwn {
+
+        @Test
+        void anInterruptIsRethrownButNeverRemembered() throws Throwable {
+            EngineFixture fx = fixture();
+            service.mayFinish.countDown();
+            service.throwOnFirstRun = new InterruptedException("the leader's thread was interrupted");
+
+            assertThrows(InterruptedException.class, () -> fx.call(service, "interruptible", "rust"));
+            assertEquals("rust run 2", fx.call(service, "interruptible", "rust"));
+            assertEquals(0, fx.count(IdempotencyEventType.FAILURE_REPLAYED));
+        }
+
+        @Test
+        void anErrorIsRethrownButNeverRemembered() throws Throwable {
+            EngineFixture fx = fixture();
+            service.mayFinish.countDown();
+            OutOfMemoryError planted = new OutOfMemoryError("planted");
+            service.throwOnFirstRun = planted;
+
+            assertEquals(planted, assertThrows(OutOfMemoryError.class,
+                    () -> fx.call(service, "interruptible", "rust")));
+            assertEquals("rust run 2", fx.call(service, "interruptible", "rust"));
+        }
+
+        @Test
+        void aJoinerOfAnInterruptedLeaderRunsTheCallItselfInsteadOfReceivingTheInterrupt() throws Throwable {
+            CountDownLatch joined = new CountDownLatch(1);
+            EngineFixture fx = fixture(b -> b.listener(e -> {
+                if (e.type() == IdempotencyEventType.COALESCED) {
+                    joined.countDown();
+                }
+            }));
+            service.throwOnFirstRun = new InterruptedException("the leader's thread was interrupted");
+
+            Future<Object> leader = threads.submit(() -> callUnchecked(fx, "interruptible", "rust"));
+            awaitOrFail(service.entered);
+            Future<Object> joiner = threads.submit(() -> callUnchecked(fx, "interruptible", "rust"));
+            awaitOrFail(joined);
+            service.mayFinish.countDown();
+
+            assertInstanceOf(InterruptedException.class, causeOf(IllegalStateException.class, leader).getCause());
+            assertEquals("rust run 2", await(joiner), "the joiner ran the call itself");
+            assertEquals(2, service.runs.get());
+        }
+    }
+
+    @Nested
+    class JoinersWaitLikeCrossProcessWaiters {
+
+        @Test
+        void aJoinerGivesUpAfterItsWaitTimeoutWhileTheLeaderHangs() throws Throwable {
+            EngineFixture fx = fixture();
+            Future<Object> leader = threads.submit(() -> callUnchecked(fx, "hang", "rust"));
+            awaitOrFail(service.entered);
+
+            IdempotencyInProgressException e = assertThrows(IdempotencyInProgressException.class,
+                    () -> fx.call(service, "hang", "rust"));
+
+            assertTrue(e.getMessage().contains("this JVM") && e.getMessage().contains("waitTimeout"), e.getMessage());
+            assertEquals(1, fx.count(IdempotencyEventType.COALESCED), "it joined, then gave up");
+            assertFalse(leader.isDone(), "the leader still runs; the joiner gave up on its own");
+            service.mayFinish.countDown();
+            assertEquals("rust done", await(leader));
+            assertEquals(1, service.runs.get());
+        }
+
+        @Test
+        void underOnInProgressThrowAJoinerIsRefusedAtOnce() throws Throwable {
+            EngineFixture fx = fixture();
+            threads.submit(() -> callUnchecked(fx, "hangThrow", "rust"));
+            awaitOrFail(service.entered);
+
+            // waitTimeout is an hour: only refusing at once lets this return before the test's timeout.
+            IdempotencyInProgressException e = assertThrows(IdempotencyInProgressException.class,
+                    () -> fx.call(service, "hangThrow", "rust"));
+
+            assertTrue(e.getMessage().contains("onInProgress = THROW"), e.getMessage());
+            assertEquals(0, fx.count(IdempotencyEventType.COALESCED));
+            assertEquals(1, service.runs.get());
+        }
+
+        @Test
+        void aCompletionStageJoinerFailsAfterItsWaitTimeoutAndLeavesTheExecutionAlone() throws Throwable {
+            EngineFixture fx = fixture();
+            CompletableFuture<String> upstream = new CompletableFuture<>();
+            service.upstream = upstream;
+            CompletableFuture<?> leader = (CompletableFuture<?>) fx.call(service, "hangAsync", "rust");
+
+            CompletableFuture<?> joiner = (CompletableFuture<?>) fx.call(service, "hangAsync", "rust");
+
+            causeOf(IdempotencyInProgressException.class, joiner);
+            assertFalse(leader.isDone(), "the shared execution goes on");
+            upstream.complete("rust done");
+            assertEquals("rust done", await(leader));
+            assertEquals(1, service.runs.get());
+        }
+    }
+
+    @Nested
+    class LeaseRenewal {
+        private final MutableClock clock = MutableClock.startingAt("2026-03-01T08:00:00Z");
+
+        @Test
+        void aRenewalRefusedBecauseTheExecutionFinishedIsNotALostLease() throws Throwable {
+            CountDownLatch renewing = new CountDownLatch(1);
+            CountDownLatch completed = new CountDownLatch(1);
+            IdempotencyStore store = new DelegatingStore(new InMemoryIdempotencyStore(clock)) {
+                @Override
+                public boolean renew(String key, long token, Duration lease) {
+                    renewing.countDown();
+                    awaitOrFail(completed); // the execution completes while this renewal is in flight
+                    return super.renew(key, token, lease);
+                }
+
+                @Override
+                public boolean complete(String key, long token, byte[] result, Duration ttl) {
+                    boolean done = super.complete(key, token, result, ttl);
+                    completed.countDown();
+                    return done;
+                }
+            };
+            EngineFixture fx = shared(store);
+            Future<Object> running = threads.submit(() -> callUnchecked(fx, "slow", "rust"));
+            awaitOrFail(service.entered);
+            clock.advance(Duration.ofSeconds(10)); // a third of the 30 s lease: due for renewal
+
+            Future<?> sweep = threads.submit(fx.heartbeat::beatAll);
+            awaitOrFail(renewing);
+            service.mayFinish.countDown();
+
+            assertEquals("rust done", await(running));
+            await(sweep);
+            assertEquals(1, fx.count(IdempotencyEventType.EXECUTED));
+            assertEquals(0, fx.count(IdempotencyEventType.LEASE_LOST), "a stopped beat is not a lost lease");
+        }
+
+        @Test
+        void theLeaseIsRenewedOnceAThirdOfItHasPassed() throws Throwable {
+            EngineFixture fx = shared(new InMemoryIdempotencyStore(clock));
+            threads.submit(() -> callUnchecked(fx, "slow", "rust"));
+            awaitOrFail(service.entered);
+            IdempotencyRecord claimed = onlyRecord(fx);
+
+            clock.advance(Duration.ofSeconds(10).minusMillis(1));
+            fx.heartbeat.beatAll();
+            assertEquals(claimed.leaseUntil(), onlyRecord(fx).leaseUntil(), "not yet due");
+
+            clock.advance(Duration.ofMillis(1));
+            fx.heartbeat.beatAll();
+            assertEquals(clock.instant().plusSeconds(30), onlyRecord(fx).leaseUntil(), "renewed at a third");
+        }
+
+        @Test
+        void aTakeoverIsReportedOnceAsALostLease() throws Throwable {
+            EngineFixture fx = shared(new InMemoryIdempotencyStore(clock));
+            Future<Object> running = threads.submit(() -> callUnchecked(fx, "slow", "rust"));
+            awaitOrFail(service.entered);
+            IdempotencyRecord claimed = onlyRecord(fx);
+            clock.advance(Duration.ofSeconds(31)); // the beat was starved: the lease passed
+            assertInstanceOf(ClaimOutcome.Acquired.class, fx.store.claim(new ClaimRequest(claimed.key(),
+                    claimed.payloadHash(), "other-process", Duration.ofSeconds(30), Duration.ZERO)));
+
+            fx.heartbeat.beatAll();
+            fx.heartbeat.beatAll();
+
+            assertEquals(1, fx.count(IdempotencyEventType.LEASE_LOST));
+            assertTrue(fx.last(IdempotencyEventType.LEASE_LOST).detail().contains("renewed too late"));
+            service.mayFinish.countDown();
+            assertEquals("rust done", await(running), "the caller still gets its result");
+            assertEquals(2, fx.count(IdempotencyEventType.LEASE_LOST), "and its completion is refused by fencing");
+            assertEquals("other-process", fx.store.get(claimed.key()).orElseThrow().owner());
+        }
+
+        @Test
+        void aRenewalStuckOnOneKeyDelaysNoOtherExecutionsRenewals() throws Throwable {
+            // The engine's own heartbeat on the real clock: a lease of 600 ms is renewed every 200 ms.
+            CountDownLatch otherRenewals = new CountDownLatch(3);
+            CountDownLatch stuck = new CountDownLatch(1);
+            IdempotencyStore store = new DelegatingStore(new InMemoryIdempotencyStore()) {
+                @Override
+                public boolean renew(String key, long token, Duration lease) {
+                    if (key.contains(":h:stuck:")) {
+                        awaitOrFail(stuck);
+                    } else {
+                        otherRenewals.countDown();
+                    }
+                    return super.renew(key, token, lease);
+                }
+            };
+            try (IdemEngine engine = IdemEngine.create(IdemSettings.custom().namespace("test")
+                    .store("memory", store).build())) {
+                Runner runner = new Runner();
+                Future<?> stuckCall = threads.submit(() -> invoke(engine, runner, "stuck"));
+                Future<?> otherCall = threads.submit(() -> invoke(engine, runner, "other"));
+
+                assertTrue(otherRenewals.await(WAIT_SECONDS, TimeUnit.SECONDS),
+                        "the other execution was renewed only " + (3 - otherRenewals.getCount())
+                                + " times while one renewal was stuck");
+                stuck.countDown();
+                runner.mayFinish.countDown();
+                await(stuckCall);
+                await(otherCall);
+            } finally {
+                stuck.countDown();
+            }
+        }
+
+        private EngineFixture shared(IdempotencyStore store) {
+            EngineFixture fx = new EngineFixture(store, b -> b.clock(clock));
+            service.fx = fx;
+            fixtures.add(fx);
+            return fx;
+        }
+
+        private IdempotencyRecord onlyRecord(EngineFixture fx) {
+            return fx.store.get(service.runningKey).orElseThrow(); // the key as the running body saw it
+        }
+    }
+
+    @Nested
+    class Arguments {
+
+        @Test
+        void aFailedKeyEncodingLeavesNoReferenceToTheArgumentOnTheThread() throws Throwable {
+            EngineFixture fx = fixture();
+
+            WeakReference<Object> argument = callWithACyclicArgument(fx);
+
+            assertCollected(argument, "the argument of a failed key encoding");
+            assertEquals(0, service.runs.get());
+        }
+
+        @Test
+        void keyAndPayloadOfTheSameParametersAreEncodedOnce() throws Throwable {
+            AtomicInteger encodings = new AtomicInteger();
+            EngineFixture fx = fixture(b -> b.canonicalizer(new KeyCanonicalizer<Ticket>() {
+                @Override
+                public Class<Ticket> type() {
+                    return Ticket.class;
+                }
+
+                @Override
+                public Object canonicalize(Ticket ticket) {
+                    encodings.incrementAndGet();
+                    return ticket.id();
+                }
+            }));
+
+            assertEquals("t-1", fx.call(service, "ticket", new Ticket("t-1")));
+            assertEquals(1, encodings.get(), "a first call encodes its arguments once for key and payload");
+
+            assertEquals("t-1", fx.call(service, "ticket", new Ticket("t-1")));
+            assertEquals(2, encodings.get(), "a replay encodes them once too");
+            assertEquals(1, service.runs.get());
+        }
+
+        /** Calls with an argument only this frame holds, so once it returns nothing of the test keeps it. */
+        private WeakReference<Object> callWithACyclicArgument(EngineFixture fx) {
+            List<Object> cyclic = new ArrayList<>();
+            cyclic.add("a secret prompt");
+            cyclic.add(cyclic);
+            IdempotencyKeyException e = assertThrows(IdempotencyKeyException.class,
+                    () -> fx.call(service, "keyed", cyclic));
+            assertTrue(e.getMessage().contains("cycle"), e.getMessage());
+            return new WeakReference<>(cyclic);
+        }
+    }
+
+    /** Each body counts down {@link #mayFinish}; used with an engine of the test's own. */
+    static class Runner {
+        final CountDownLatch mayFinish = new CountDownLatch(1);
+
+        @Idempotent(scope = "h:stuck", lease = "600ms")
+        String stuck(String topic) {
+            awaitOrFail(mayFinish);
+            return topic;
+        }
+
+        @Idempotent(scope = "h:other", lease = "600ms")
+        String other(String topic) {
+            awaitOrFail(mayFinish);
+            return topic;
+        }
+    }
+
+    private static Object invoke(IdemEngine engine, Object target, String name) throws Exception {
+        java.lang.reflect.Method method = EngineFixture.find(target.getClass(), name);
+        try {
+            return engine.invoke(method, new Object[] {"rust"}, () -> method.invoke(target, "rust"));
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    private Object callUnchecked(EngineFixture fx, String name, Object... args) {
+        try {
+            return fx.call(service, name, args);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Polls a weak reference with garbage collections until it clears, failing at a deadline. */
+    static void assertCollected(WeakReference<?> reference, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (reference.get() != null) {
+            if (System.nanoTime() > deadline) {
+                fail(what + " is still reachable after " + WAIT_SECONDS + " s of garbage collections");
+            }
+            System.gc();
+            byte[][] pressure = new byte[64][];
+            for (int i = 0; i < pressure.length; i++) {
+                pressure[i] = new byte[64 * 1024];
+            }
+            Thread.sleep(10);
+        }
+        assertNull(reference.get());
+    }
+}
