@@ -167,6 +167,23 @@ class EngineHardeningTest {
             return "ran";
         }
 
+        @Idempotent(scope = "h:windowed", window = "5m", ttl = "30m")
+        String windowed(String topic) {
+            return topic + " run " + runs.incrementAndGet();
+        }
+
+        @Idempotent(scope = "h:order")
+        String order(@IdempotencyKey String orderId, int quantity) {
+            return slow(orderId + " x" + quantity);
+        }
+
+        @Idempotent(scope = "h:async")
+        @SuppressWarnings("unchecked")
+        CompletableFuture<String> async(String topic) {
+            runs.incrementAndGet();
+            return (CompletableFuture<String>) upstream;
+        }
+
         @Idempotent(scope = "h:ticket")
         String ticket(Ticket ticket) {
             runs.incrementAndGet();
@@ -339,10 +356,11 @@ class EngineHardeningTest {
         void anErrorIsRethrownButNeverRemembered() throws Throwable {
             EngineFixture fx = fixture();
             service.mayFinish.countDown();
-            OutOfMemoryError planted = new OutOfMemoryError("planted");
+            // A LinkageError rather than an OutOfMemoryError: JUnit aborts the whole run on the latter if it escapes.
+            LinkageError planted = new LinkageError("planted: a class of this JVM could not be linked");
             service.throwOnFirstRun = planted;
 
-            assertEquals(planted, assertThrows(OutOfMemoryError.class,
+            assertEquals(planted, assertThrows(LinkageError.class,
                     () -> fx.call(service, "interruptible", "rust")));
             assertEquals("rust run 2", fx.call(service, "interruptible", "rust"));
         }
@@ -539,6 +557,94 @@ class EngineHardeningTest {
 
         private IdempotencyRecord onlyRecord(EngineFixture fx) {
             return fx.store.get(service.runningKey).orElseThrow(); // the key as the running body saw it
+        }
+    }
+
+    /** Details of the contract that the suite before this one let a mutant of the engine get away with. */
+    @Nested
+    class WindowsJoinersAndEntries {
+
+        @Test
+        void aTakeoverContinuesTheWindowOfTheFirstStart() throws Throwable {
+            EngineFixture fx = fixture();
+            IdempotencyRecord learned = learnRecord(fx, "windowed", "rust");
+            ClaimOutcome dead = fx.store.claim(new ClaimRequest(learned.key(), learned.payloadHash(), "dead-process",
+                    Duration.ofSeconds(30), Duration.ofMinutes(5)));
+            assertInstanceOf(ClaimOutcome.Acquired.class, dead);
+            fx.clock.advance(Duration.ofSeconds(31)); // the dead owner's lease passed
+
+            assertEquals("rust run 1", fx.call(service, "windowed", "rust"));
+            assertEquals(1, fx.count(IdempotencyEventType.TAKEOVER));
+            fx.clock.advance(Duration.ofMinutes(4).plusSeconds(30)); // 5m01s after the first start
+            assertEquals("rust run 2", fx.call(service, "windowed", "rust"),
+                    "the window counts from the dead owner's start, not from the takeover");
+            assertEquals(1, fx.count(IdempotencyEventType.LATE_DUPLICATE));
+        }
+
+        @Test
+        void aResultReplayedFromTheStoreAnswersOnlyUntilTheEndOfItsWindow() throws Throwable {
+            EngineFixture fx = fixture();
+            assertEquals("rust run 1", fx.call(service, "windowed", "rust"));
+            try (EngineFixture other = new EngineFixture(fx.store, b -> b.clock(fx.clock))) {
+                fx.clock.advance(Duration.ofMinutes(4));
+                assertEquals("rust run 1", other.call(service, "windowed", "rust"));
+                assertTrue(other.last(IdempotencyEventType.REPLAYED).detail().contains("store"));
+
+                fx.clock.advance(Duration.ofMinutes(1).plusSeconds(1));
+                assertEquals("rust run 2", other.call(service, "windowed", "rust"), "its window has passed");
+            }
+        }
+
+        @Test
+        void aJoinerWithTheSameKeyButAnotherPayloadIsAConflictNotAJoin() throws Throwable {
+            EngineFixture fx = fixture();
+            Future<Object> leader = threads.submit(() -> callUnchecked(fx, "order", "o-17", 1));
+            awaitOrFail(service.entered);
+
+            assertThrows(dev.idem.IdempotencyConflictException.class, () -> fx.call(service, "order", "o-17", 2));
+
+            assertEquals(0, fx.count(IdempotencyEventType.COALESCED));
+            service.mayFinish.countDown();
+            assertEquals("o-17 x1 done", await(leader));
+        }
+
+        @Test
+        void aCompletionStageExecutionLeavesNoInFlightEntryAndNoBeatBehind() throws Throwable {
+            AtomicInteger renewals = new AtomicInteger();
+            MutableClock clock = MutableClock.startingAt("2026-03-01T08:00:00Z");
+            IdempotencyStore store = new DelegatingStore(new InMemoryIdempotencyStore(clock)) {
+                @Override
+                public boolean renew(String key, long token, Duration lease) {
+                    renewals.incrementAndGet();
+                    return super.renew(key, token, lease);
+                }
+            };
+            EngineFixture fx = new EngineFixture(store, b -> b.clock(clock));
+            fixtures.add(fx);
+            CompletableFuture<String> upstream = new CompletableFuture<>();
+            service.upstream = upstream;
+
+            CompletableFuture<?> call = (CompletableFuture<?>) fx.call(service, "async", "rust");
+            assertEquals(1, fx.engine.inFlightCount());
+            clock.advance(Duration.ofSeconds(10));
+            fx.heartbeat.beatAll();
+            assertEquals(1, renewals.get(), "renewed while the stage is pending");
+            upstream.complete("rust done");
+
+            assertEquals("rust done", await(call));
+            assertEquals(0, fx.engine.inFlightCount(), "the leader's entry is removed when its stage completes");
+            clock.advance(Duration.ofSeconds(10));
+            fx.heartbeat.beatAll();
+            assertEquals(1, renewals.get(), "the beat stopped when the stage completed");
+            assertEquals(0, fx.count(IdempotencyEventType.LEASE_LOST));
+        }
+
+        /** The record a call makes, learned in a throwaway engine on the same clock, as an operator would. */
+        private IdempotencyRecord learnRecord(EngineFixture fx, String method, Object... args) throws Throwable {
+            try (EngineFixture probe = new EngineFixture(b -> b.clock(fx.clock))) {
+                probe.call(new Service(), method, args);
+                return probe.store.get(probe.last(IdempotencyEventType.EXECUTED).key()).orElseThrow();
+            }
         }
     }
 
