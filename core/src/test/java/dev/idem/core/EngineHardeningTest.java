@@ -33,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -105,6 +106,26 @@ class EngineHardeningTest {
         String inner(String topic) {
             runs.incrementAndGet();
             return "inner ran";
+        }
+
+        @Idempotent(scope = "h:chain")
+        String chainOuter(String topic) throws Throwable {
+            runs.incrementAndGet();
+            return (String) fx.call(this, "chainMiddle", topic);
+        }
+
+        @Idempotent(scope = "h:chain-middle")
+        String chainMiddle(String topic) throws Throwable {
+            try {
+                return "middle got " + fx.call(this, "chainOuter", topic);
+            } catch (IdempotencyReentryException e) {
+                return "middle refused";
+            }
+        }
+
+        @Idempotent(scope = "h:nested")
+        String outerOther(String topic) throws Throwable {
+            return "inner returned " + fx.call(this, "inner", topic + "-other");
         }
 
         @Idempotent(scope = "h:self-retry")
@@ -291,6 +312,35 @@ class EngineHardeningTest {
     }
 
     @Nested
+    class CompletionStages {
+
+        @Test
+        void aStageFailureIsHandedOnAsItIsNotAsItsCause() throws Throwable {
+            EngineFixture fx = fixture();
+            IllegalStateException boom = new IllegalStateException("503", new java.io.IOException("reset"));
+            service.upstream = CompletableFuture.failedFuture(boom);
+
+            CompletableFuture<?> call = (CompletableFuture<?>) fx.call(service, "async", "rust");
+
+            assertEquals(boom, causeOf(IllegalStateException.class, call));
+        }
+
+        @Test
+        void aNullStageIsAnErrorNamingTheMethodAndTheKeyIsReleased() throws Throwable {
+            EngineFixture fx = fixture();
+            service.upstream = null;
+
+            NullPointerException e = assertThrows(NullPointerException.class, () -> fx.call(service, "async", "rust"));
+            assertTrue(e.getMessage().contains("Service#async"), e.getMessage());
+            assertEquals(0, fx.engine.inFlightCount());
+
+            service.upstream = CompletableFuture.completedFuture("rust done");
+            assertEquals("rust done", await((CompletableFuture<?>) fx.call(service, "async", "rust")));
+            assertEquals(2, service.runs.get(), "the key was released, not left in progress");
+        }
+    }
+
+    @Nested
     class CallsFromInsideTheirOwnExecution {
 
         @Test
@@ -305,6 +355,27 @@ class EngineHardeningTest {
             assertEquals(1, service.runs.get(), "the inner body never ran");
             assertEquals(RecordState.COMPLETED, fx.store.get(key).orElseThrow().state(), "the outer call finished");
             assertEquals(0, fx.engine.inFlightCount());
+        }
+
+        @Test
+        void reentryIsFoundThroughAnotherExecutionInBetween() throws Throwable {
+            EngineFixture fx = fixture();
+
+            assertEquals("middle refused", fx.call(service, "chainOuter", "rust"));
+
+            assertEquals(1, service.runs.get());
+            assertTrue(fx.last(IdempotencyEventType.IN_PROGRESS).detail().contains("inside its own execution"));
+        }
+
+        @Test
+        void aNestedCallWithAnotherKeyRuns() throws Throwable {
+            EngineFixture fx = fixture();
+
+            assertEquals("inner returned inner ran", fx.call(service, "outerOther", "rust"));
+
+            assertEquals(1, service.runs.get(), "the inner method ran");
+            assertEquals(2, fx.count(IdempotencyEventType.EXECUTED));
+            assertEquals(0, fx.count(IdempotencyEventType.IN_PROGRESS));
         }
 
         @Test
@@ -350,6 +421,7 @@ class EngineHardeningTest {
             assertThrows(InterruptedException.class, () -> fx.call(service, "interruptible", "rust"));
             assertEquals("rust run 2", fx.call(service, "interruptible", "rust"));
             assertEquals(0, fx.count(IdempotencyEventType.FAILURE_REPLAYED));
+            assertEquals(0, fx.count(IdempotencyEventType.LEASE_LOST), "the release was accepted");
         }
 
         @Test
@@ -401,10 +473,88 @@ class EngineHardeningTest {
 
             assertTrue(e.getMessage().contains("this JVM") && e.getMessage().contains("waitTimeout"), e.getMessage());
             assertEquals(1, fx.count(IdempotencyEventType.COALESCED), "it joined, then gave up");
+            assertEquals(1, fx.count(IdempotencyEventType.IN_PROGRESS));
             assertFalse(leader.isDone(), "the leader still runs; the joiner gave up on its own");
             service.mayFinish.countDown();
             assertEquals("rust done", await(leader));
             assertEquals(1, service.runs.get());
+        }
+
+        @Test
+        void aJoinerInterruptedWhileWaitingGivesUpAndKeepsItsInterrupt() throws Throwable {
+            CountDownLatch joined = new CountDownLatch(1);
+            EngineFixture fx = fixture(b -> b.listener(e -> {
+                if (e.type() == IdempotencyEventType.COALESCED) {
+                    joined.countDown();
+                }
+            }));
+            threads.submit(() -> callUnchecked(fx, "slow", "rust"));
+            awaitOrFail(service.entered);
+            AtomicReference<Boolean> flagAfter = new AtomicReference<>();
+            AtomicReference<Thread> joinerThread = new AtomicReference<>();
+            Future<Object> joiner = threads.submit(() -> {
+                joinerThread.set(Thread.currentThread());
+                try {
+                    return callUnchecked(fx, "slow", "rust");
+                } finally {
+                    flagAfter.set(Thread.currentThread().isInterrupted());
+                }
+            });
+            awaitOrFail(joined);
+            joinerThread.get().interrupt();
+
+            IdempotencyInProgressException e = causeOf(IdempotencyInProgressException.class, joiner);
+            assertTrue(e.getMessage().contains("interrupted"), e.getMessage());
+            assertEquals(Boolean.TRUE, flagAfter.get(), "the interrupt is kept for the joiner's caller");
+            assertEquals(1, service.runs.get());
+        }
+
+        @Test
+        void aCompletionStageJoinerGetsTheLeadersValue() throws Throwable {
+            EngineFixture fx = fixture();
+            CompletableFuture<String> upstream = new CompletableFuture<>();
+            service.upstream = upstream;
+            CompletableFuture<?> leader = (CompletableFuture<?>) fx.call(service, "async", "rust");
+            CompletableFuture<?> joiner = (CompletableFuture<?>) fx.call(service, "async", "rust");
+
+            upstream.complete("rust done");
+
+            assertEquals("rust done", await(joiner));
+            assertEquals("rust done", await(leader));
+            assertEquals(1, service.runs.get());
+        }
+
+        @Test
+        void aCompletionStageJoinerGetsTheLeadersFailure() throws Throwable {
+            EngineFixture fx = fixture();
+            CompletableFuture<String> upstream = new CompletableFuture<>();
+            service.upstream = upstream;
+            CompletableFuture<?> leader = (CompletableFuture<?>) fx.call(service, "async", "rust");
+            CompletableFuture<?> joiner = (CompletableFuture<?>) fx.call(service, "async", "rust");
+            IllegalStateException boom = new IllegalStateException("503 from upstream");
+
+            upstream.completeExceptionally(boom);
+
+            assertEquals(boom, causeOf(IllegalStateException.class, joiner));
+            assertEquals(boom, causeOf(IllegalStateException.class, leader));
+            assertEquals(1, service.runs.get());
+        }
+
+        @Test
+        void aCompletionStageJoinerOfACancelledLeaderRunsTheCallItself() throws Throwable {
+            EngineFixture fx = fixture();
+            CompletableFuture<String> upstream = new CompletableFuture<>();
+            service.upstream = upstream;
+            CompletableFuture<?> leader = (CompletableFuture<?>) fx.call(service, "async", "rust");
+            CompletableFuture<?> joiner = (CompletableFuture<?>) fx.call(service, "async", "rust");
+            service.upstream = CompletableFuture.completedFuture("rust again");
+
+            upstream.cancel(false); // the leader's own stage was cancelled: that is not the joiner's failure
+
+            assertEquals("rust again", await(joiner));
+            assertThrows(java.util.concurrent.CancellationException.class,
+                    () -> leader.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertEquals(2, service.runs.get());
         }
 
         @Test
@@ -478,6 +628,27 @@ class EngineHardeningTest {
         }
 
         @Test
+        void aFailedExecutionStopsItsBeat() throws Throwable {
+            AtomicInteger renewals = new AtomicInteger();
+            EngineFixture fx = shared(new DelegatingStore(new InMemoryIdempotencyStore(clock)) {
+                @Override
+                public boolean renew(String key, long token, Duration lease) {
+                    renewals.incrementAndGet();
+                    return super.renew(key, token, lease);
+                }
+            });
+            service.mayFinish.countDown();
+            service.throwOnFirstRun = new IllegalStateException("503 from upstream");
+
+            assertThrows(IllegalStateException.class, () -> fx.call(service, "interruptible", "rust"));
+            clock.advance(Duration.ofSeconds(10));
+            fx.heartbeat.beatAll();
+
+            assertEquals(0, renewals.get());
+            assertEquals(0, fx.count(IdempotencyEventType.LEASE_LOST));
+        }
+
+        @Test
         void theLeaseIsRenewedOnceAThirdOfItHasPassed() throws Throwable {
             EngineFixture fx = shared(new InMemoryIdempotencyStore(clock));
             threads.submit(() -> callUnchecked(fx, "slow", "rust"));
@@ -539,6 +710,11 @@ class EngineHardeningTest {
                 assertTrue(otherRenewals.await(WAIT_SECONDS, TimeUnit.SECONDS),
                         "the other execution was renewed only " + (3 - otherRenewals.getCount())
                                 + " times while one renewal was stuck");
+                List<Thread> heartbeatThreads = Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().startsWith("idem-lease-")).toList();
+                assertTrue(heartbeatThreads.size() >= 2, "a sweep and renewal threads: " + heartbeatThreads);
+                assertTrue(heartbeatThreads.stream().allMatch(Thread::isDaemon),
+                        "heartbeat threads never keep a JVM alive: " + heartbeatThreads);
                 stuck.countDown();
                 runner.mayFinish.countDown();
                 await(stuckCall);
@@ -589,6 +765,9 @@ class EngineHardeningTest {
                 fx.clock.advance(Duration.ofMinutes(4));
                 assertEquals("rust run 1", other.call(service, "windowed", "rust"));
                 assertTrue(other.last(IdempotencyEventType.REPLAYED).detail().contains("store"));
+                assertEquals("rust run 1", other.call(service, "windowed", "rust"));
+                assertTrue(other.last(IdempotencyEventType.REPLAYED).detail().contains("this JVM"),
+                        "a result replayed from the store is kept locally");
 
                 fx.clock.advance(Duration.ofMinutes(1).plusSeconds(1));
                 assertEquals("rust run 2", other.call(service, "windowed", "rust"), "its window has passed");

@@ -116,23 +116,30 @@ final class CanonicalEncoder {
         return new CanonicalEncoder(home, buffer, (MessageDigest) home[SHA], (byte[]) home[DIGEST]);
     }
 
-    /** Forgets what was encoded (zeroing its bytes) and hands the parts back to the thread; idempotent. */
+    /** Whether this thread's parts are lent to an encoder not yet released (for tests). */
+    static boolean threadPartsLent() {
+        Object[] home = PARTS.get();
+        return home != null && home[BUFFER] == null;
+    }
+
+    /**
+     * Forgets what was encoded (zeroing its bytes) and hands the parts back to the thread. Idempotent: a second
+     * release touches nothing, also not the parts once another encoder holds them. The encoder is unusable after.
+     */
     void release() {
-        Arrays.fill(buffer, 0, Math.min(buffer.length, Math.max(length, highWater)), (byte) 0);
-        highWater = 0;
-        if (enclosing != null) {
-            Arrays.fill(enclosing, null);
+        if (buffer == null) {
+            return;
         }
-        depth = 0;
-        length = 0;
-        prefixLength = -1;
-        prefixDigest = null;
-        canonicalizers = Canonicalizers.NONE;
+        // The encoder itself is garbage after this (one per call), so only the thread's reused buffer needs wiping.
+        Arrays.fill(buffer, 0, Math.min(buffer.length, Math.max(length, highWater)), (byte) 0);
         sha256.reset();
         if (home != null) {
             home[BUFFER] = buffer.length > KEPT_BUFFER_LIMIT ? new byte[256] : buffer; // do not pin a huge buffer
             home = null;
         }
+        buffer = null;
+        enclosing = null;
+        canonicalizers = Canonicalizers.NONE;
     }
 
     CanonicalEncoder using(Canonicalizers registered) {

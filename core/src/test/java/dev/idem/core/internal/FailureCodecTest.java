@@ -24,6 +24,12 @@ class FailureCodecTest {
         }
     }
 
+    static class NoMessageConstructor extends Exception {
+        NoMessageConstructor() {
+            super("fixed message");
+        }
+    }
+
     private final FailureCodec codec = new FailureCodec("Svc#op", List.of(Declared.class),
             FailureCodecTest.class.getClassLoader());
 
@@ -40,6 +46,15 @@ class FailureCodecTest {
         Throwable declared = roundTrip(new Declared("429"));
         assertInstanceOf(Declared.class, declared);
         assertEquals("429", declared.getMessage());
+    }
+
+    @Test
+    void aDeclaredTypeWithoutAMessageConstructorIsRebuiltWithItsNoArgumentOne() {
+        FailureCodec declaring = new FailureCodec("Svc#op", List.of(NoMessageConstructor.class),
+                FailureCodecTest.class.getClassLoader());
+        Throwable rebuilt = declaring.decode(declaring.encode(new NoMessageConstructor()), "idem:test:s:k");
+        assertInstanceOf(NoMessageConstructor.class, rebuilt);
+        assertEquals("fixed message", rebuilt.getMessage());
     }
 
     @Test
@@ -74,5 +89,24 @@ class FailureCodecTest {
         assertTrue(!PersonalFailures.isPersonal(new java.net.SocketTimeoutException("read timed out"), false),
                 "a socket timeout is a timeout, not an interrupt");
         assertTrue(!PersonalFailures.isPersonal(new IOException("reset"), false));
+    }
+
+    @Test
+    void theCauseChainIsWalkedEightDeepAndNoFurtherSoACycleCannotHang() {
+        assertTrue(PersonalFailures.isPersonal(wrapped(new InterruptedException(), 7), false), "8th in the chain");
+        assertTrue(!PersonalFailures.isPersonal(wrapped(new InterruptedException(), 8), false), "9th: not looked at");
+
+        RuntimeException a = new RuntimeException("a");
+        RuntimeException b = new RuntimeException("b", a);
+        a.initCause(b); // a cycle the JDK allows
+        assertTrue(!PersonalFailures.isPersonal(a, false));
+    }
+
+    private static Throwable wrapped(Throwable innermost, int wrappers) {
+        Throwable t = innermost;
+        for (int i = 0; i < wrappers; i++) {
+            t = new RuntimeException("wrapper " + i, t);
+        }
+        return t;
     }
 }
