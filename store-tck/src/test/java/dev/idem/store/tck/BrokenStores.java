@@ -6,9 +6,11 @@ import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
 import jakarta.annotation.Nullable;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -384,6 +386,249 @@ final class BrokenStores {
                 throw new IllegalStateException("the pool is already closed");
             }
             super.close();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Bugs the tests that predate the planted ones catch
+
+    /** Writes the owner where the payload hash goes and back, as positional SQL parameters in the wrong order do. */
+    static final class SwapsOwnerAndPayloadHash extends ReferenceStore {
+        SwapsOwnerAndPayloadHash(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected IdempotencyRecord claimedOver(@Nullable IdempotencyRecord live, ClaimRequest request, long token,
+                                                Instant now) {
+            IdempotencyRecord right = super.claimedOver(live, request, token, now);
+            return IdempotencyRecord.inProgress(right.key(), right.owner(), right.payloadHash(), token,
+                    right.startedAt(), right.leaseUntil());
+        }
+    }
+
+    /** Compares leases in whole seconds with now rounded up, so a lease passes up to a second early. */
+    static final class LeasePassesUpToASecondEarly extends ReferenceStore {
+        LeasePassesUpToASecondEarly(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected boolean claimable(IdempotencyRecord live, Instant now, Duration window) {
+            if (live.state() != RecordState.IN_PROGRESS) {
+                return super.claimable(live, now, window);
+            }
+            Instant seconds = now.truncatedTo(ChronoUnit.SECONDS);
+            Instant roundedUp = seconds.equals(now) ? now : seconds.plusSeconds(1);
+            return !roundedUp.isBefore(live.leaseUntil());
+        }
+    }
+
+    /** Holds a lease through its last instant ({@code now > leaseUntil} where {@code >=} is meant). */
+    static final class LeaseHeldAtItsEnd extends ReferenceStore {
+        LeaseHeldAtItsEnd(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected boolean claimable(IdempotencyRecord live, Instant now, Duration window) {
+            return live.state() == RecordState.IN_PROGRESS
+                    ? now.isAfter(live.leaseUntil())
+                    : super.claimable(live, now, window);
+        }
+    }
+
+    /** A claim never reports what it replaced, as an upsert that returns only the new row. */
+    static final class ReportsNothingReplaced extends ReferenceStore {
+        ReportsNothingReplaced(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        public ClaimOutcome claim(ClaimRequest request) {
+            ClaimOutcome outcome = super.claim(request);
+            return outcome instanceof ClaimOutcome.Acquired acquired
+                    ? new ClaimOutcome.Acquired(acquired.fencingToken(), null)
+                    : outcome;
+        }
+    }
+
+    /** Counts tokens per key and fences writes by token alone, forgetting the key in the update's condition. */
+    static final class WritesMatchedByTokenAlone extends ReferenceStore {
+        private final Map<String, Long> lastTokens = new ConcurrentHashMap<>();
+
+        WritesMatchedByTokenAlone(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected long nextToken(String storageKey) {
+            return lastTokens.merge(storageKey, 1L, Long::sum);
+        }
+
+        @Override
+        public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
+            ensureOpen();
+            synchronized (lock()) {
+                Instant now = now();
+                boolean applied = false;
+                for (Map.Entry<String, IdempotencyRecord> entry : backend.records.entrySet()) {
+                    IdempotencyRecord r = entry.getValue();
+                    if (r.fencingToken() == fencingToken && r.state() == RecordState.IN_PROGRESS) {
+                        entry.setValue(r.finished(RecordState.COMPLETED, kept(result), now, expiresAt(now, ttl)));
+                        applied = true;
+                    }
+                }
+                return applied;
+            }
+        }
+    }
+
+    /** {@code renew} checks the record is in progress but not whose it is, as a renewal by key alone would. */
+    static final class RenewIgnoresTheToken extends ReferenceStore {
+        RenewIgnoresTheToken(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        public boolean renew(String key, long fencingToken, Duration lease) {
+            ensureOpen();
+            synchronized (lock()) {
+                Instant now = now();
+                IdempotencyRecord current = live(storageKey(key), now);
+                if (current == null || current.state() != RecordState.IN_PROGRESS) {
+                    return false;
+                }
+                backend.records.put(storageKey(key), current.withLease(now.plus(lease)));
+                return true;
+            }
+        }
+    }
+
+    /** Keeps the token counter in the record, so a release, which removes the record, starts it again. */
+    static final class TokensRestartAfterRelease extends ReferenceStore {
+        TokensRestartAfterRelease(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected long nextToken(String storageKey) {
+            IdempotencyRecord stored = backend.records.get(storageKey);
+            return stored == null ? 1 : stored.fencingToken() + 1;
+        }
+    }
+
+    /** {@code delete} shares release's condition and removes only a claim in progress. */
+    static final class DeleteKeepsFinishedRecords extends ReferenceStore {
+        DeleteKeepsFinishedRecords(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        public void delete(String key) {
+            ensureOpen();
+            backend.records.computeIfPresent(storageKey(key),
+                    (k, r) -> r.state() == RecordState.IN_PROGRESS ? null : r);
+        }
+    }
+
+    /** Keeps results as text, as a store with a String codec does: bytes that are not UTF-8 come back changed. */
+    static final class KeepsResultsAsText extends ReferenceStore {
+        KeepsResultsAsText(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected byte[] kept(byte[] given) {
+            return new String(given, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Decides expiry with a strict comparison, so a record is still there at its expiry instant. */
+    static final class ExpiresAMillisecondLate extends ReferenceStore {
+        ExpiresAMillisecondLate(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected IdempotencyRecord live(String storageKey, Instant now) {
+            IdempotencyRecord stored = backend.records.get(storageKey);
+            return stored == null || stored.expiresAt() != null && now.isAfter(stored.expiresAt()) ? null : stored;
+        }
+    }
+
+    /** Applies no jitter, so records written together expire together. */
+    static final class NoJitter extends ReferenceStore {
+        NoJitter(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected Instant expiresAt(Instant now, Duration ttl) {
+            return now.plus(ttl);
+        }
+    }
+
+    /** Counts the window from the completion instead of from the start of the execution. */
+    static final class WindowCountedFromCompletion extends ReferenceStore {
+        WindowCountedFromCompletion(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected boolean claimable(IdempotencyRecord live, Instant now, Duration window) {
+            if (live.state() == RecordState.IN_PROGRESS || window.isZero() || live.isExpiredAt(now)) {
+                return super.claimable(live, now, window);
+            }
+            return !now.isBefore(live.completedAt().plus(window));
+        }
+    }
+
+    /** Reads a zero window as one that has always passed, so without a window a finished record is superseded. */
+    static final class ZeroWindowSupersedesAtOnce extends ReferenceStore {
+        ZeroWindowSupersedesAtOnce(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected boolean claimable(IdempotencyRecord live, Instant now, Duration window) {
+            return super.claimable(live, now, window)
+                    || live.state() != RecordState.IN_PROGRESS && !now.isBefore(live.startedAt().plus(window));
+        }
+    }
+
+    /** Lets a claim over a remembered failure, as if FAILED were absent. */
+    static final class ForgetsFailures extends ReferenceStore {
+        ForgetsFailures(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected boolean claimable(IdempotencyRecord live, Instant now, Duration window) {
+            return live.state() == RecordState.FAILED || super.claimable(live, now, window);
+        }
+    }
+
+    /** Extends a renewed lease from its old end instead of from now. */
+    static final class RenewsFromTheOldLease extends ReferenceStore {
+        RenewsFromTheOldLease(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected Instant renewedLeaseUntil(IdempotencyRecord current, Instant now, Duration lease) {
+            return current.leaseUntil().plus(lease);
+        }
+    }
+
+    /** {@code close} does nothing, as in a store whose pool reopens itself: a closed store keeps working. */
+    static final class KeepsWorkingAfterClose extends ReferenceStore {
+        KeepsWorkingAfterClose(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        public void close() {
         }
     }
 }

@@ -114,6 +114,16 @@ class ReferenceStore implements IdempotencyStore {
         return given.clone();
     }
 
+    /** When a record finished now and kept for {@code ttl} stops counting. */
+    protected Instant expiresAt(Instant now, Duration ttl) {
+        return TtlJitter.expiresAt(now, ttl);
+    }
+
+    /** The new end of a renewed lease. */
+    protected Instant renewedLeaseUntil(IdempotencyRecord current, Instant now, Duration lease) {
+        return now.plus(lease);
+    }
+
     protected boolean mayRelease(IdempotencyRecord current) {
         return current.state() == RecordState.IN_PROGRESS;
     }
@@ -156,7 +166,7 @@ class ReferenceStore implements IdempotencyStore {
 
     protected final boolean completeUnlocked(String key, long fencingToken, byte[] result, Duration ttl) {
         return fencedWrite(key, fencingToken, r -> r.state() == RecordState.IN_PROGRESS,
-                (r, now) -> r.finished(RecordState.COMPLETED, kept(result), now, TtlJitter.expiresAt(now, ttl)));
+                (r, now) -> r.finished(RecordState.COMPLETED, kept(result), now, expiresAt(now, ttl)));
     }
 
     @Override
@@ -164,8 +174,7 @@ class ReferenceStore implements IdempotencyStore {
         ensureOpen();
         synchronized (lock()) {
             return fencedWrite(key, fencingToken, r -> r.state() == RecordState.IN_PROGRESS,
-                    (r, now) -> r.finished(RecordState.FAILED, kept(failure), now,
-                            TtlJitter.expiresAt(now, failureTtl)));
+                    (r, now) -> r.finished(RecordState.FAILED, kept(failure), now, expiresAt(now, failureTtl)));
         }
     }
 
@@ -186,7 +195,8 @@ class ReferenceStore implements IdempotencyStore {
     }
 
     protected final boolean renewUnlocked(String key, long fencingToken, Duration lease) {
-        return fencedWrite(key, fencingToken, this::mayRenew, (r, now) -> r.withLease(now.plus(lease)));
+        return fencedWrite(key, fencingToken, this::mayRenew,
+                (r, now) -> r.withLease(renewedLeaseUntil(r, now, lease)));
     }
 
     /** Applies {@code update} (null removes the record) if {@code token} is current and the record {@code allowed}. */

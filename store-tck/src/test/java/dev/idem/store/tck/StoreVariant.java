@@ -1,85 +1,107 @@
 package dev.idem.store.tck;
 
-import dev.idem.store.tck.BrokenStores.CachesRecordsPerInstance;
-import dev.idem.store.tck.BrokenStores.FoldsTheCaseOfKeys;
-import dev.idem.store.tck.BrokenStores.IgnoresTrailingSpaces;
-import dev.idem.store.tck.BrokenStores.KeepsTheCallersArray;
-import dev.idem.store.tck.BrokenStores.LockPerInstance;
-import dev.idem.store.tck.BrokenStores.LosingClaimReportsItsOwnStart;
-import dev.idem.store.tck.BrokenStores.ReadThenWriteClaim;
-import dev.idem.store.tck.BrokenStores.ReadThenWriteComplete;
-import dev.idem.store.tck.BrokenStores.ReadThenWriteRenew;
-import dev.idem.store.tck.BrokenStores.ReadThenWriteTakeover;
-import dev.idem.store.tck.BrokenStores.ReadsTheJvmClock;
-import dev.idem.store.tck.BrokenStores.ReleaseRemovesAFinishedRecord;
-import dev.idem.store.tck.BrokenStores.RenewReopensAFailure;
-import dev.idem.store.tck.BrokenStores.SecondCloseThrows;
-import dev.idem.store.tck.BrokenStores.TakeoverKeepsTheOldOwnerAndPayloadHash;
-import dev.idem.store.tck.BrokenStores.TokenCounterPerInstance;
-import dev.idem.store.tck.BrokenStores.TokensRestartAfterDeleteOrExpiry;
-import dev.idem.store.tck.BrokenStores.TruncatesKeys;
-import dev.idem.store.tck.BrokenStores.WindowEndsAnExecutionInProgress;
 import dev.idem.store.tck.ReferenceStore.Backend;
 
 import java.time.Clock;
 import java.util.Set;
 import java.util.function.BiFunction;
 
+import static dev.idem.store.tck.StoreVariant.Time.INJECTED_CLOCK;
+import static dev.idem.store.tck.StoreVariant.Time.SERVER_CLOCK;
+
 /**
  * The stores the TCK is run against in its own tests: two correct ones, and one per planted bug with the TCK tests
- * that must fail it (the tests written to catch that bug; others may fail it too).
+ * that must fail it (the tests written to catch that bug; others may fail it too). Every TCK test is named by at
+ * least one planted bug: a test that no broken store fails has not shown it earns its place.
  */
 enum StoreVariant {
     /** Correct; reads the injected clock. */
-    REFERENCE(Time.INJECTED_CLOCK, ReferenceStore::new),
+    REFERENCE(INJECTED_CLOCK, ReferenceStore::new),
     /** Correct; keeps a server's time that runs on its own, to the millisecond. */
-    REFERENCE_ON_A_SERVER_CLOCK(Time.SERVER_CLOCK, ReferenceStore::new),
+    REFERENCE_ON_A_SERVER_CLOCK(SERVER_CLOCK, ReferenceStore::new),
 
-    TOKENS_RESTART_AFTER_DELETE_OR_EXPIRY(Time.INJECTED_CLOCK, TokensRestartAfterDeleteOrExpiry::new,
+    TOKENS_RESTART_AFTER_DELETE_OR_EXPIRY(INJECTED_CLOCK, BrokenStores.TokensRestartAfterDeleteOrExpiry::new,
             "tokensKeepIncreasingAfterDeleteSoAStaleOwnerIsRefused",
             "tokensKeepIncreasingAfterExpirySoAStaleOwnerIsRefused"),
-    RELEASE_REMOVES_A_FINISHED_RECORD(Time.INJECTED_CLOCK, ReleaseRemovesAFinishedRecord::new,
+    RELEASE_REMOVES_A_FINISHED_RECORD(INJECTED_CLOCK, BrokenStores.ReleaseRemovesAFinishedRecord::new,
             "writesWithTheTokenOfACompletedRecordAreRefusedAndChangeNothing",
             "writesWithTheTokenOfAFailedRecordAreRefusedAndChangeNothing"),
-    RENEW_REOPENS_A_FAILURE(Time.INJECTED_CLOCK, RenewReopensAFailure::new,
+    RENEW_REOPENS_A_FAILURE(INJECTED_CLOCK, BrokenStores.RenewReopensAFailure::new,
             "writesWithTheTokenOfAFailedRecordAreRefusedAndChangeNothing"),
-    WINDOW_ENDS_AN_EXECUTION_IN_PROGRESS(Time.INJECTED_CLOCK, WindowEndsAnExecutionInProgress::new,
+    WINDOW_ENDS_AN_EXECUTION_IN_PROGRESS(INJECTED_CLOCK, BrokenStores.WindowEndsAnExecutionInProgress::new,
             "aWindowShorterThanTheLeaseNeverSupersedesAnExecutionInProgress"),
-    TAKEOVER_KEEPS_THE_OLD_OWNER_AND_PAYLOAD_HASH(Time.INJECTED_CLOCK, TakeoverKeepsTheOldOwnerAndPayloadHash::new,
+    TAKEOVER_KEEPS_THE_OLD_OWNER_AND_PAYLOAD_HASH(INJECTED_CLOCK,
+            BrokenStores.TakeoverKeepsTheOldOwnerAndPayloadHash::new,
             "aTakeoverRecordsTheNewOwnerPayloadHashAndLeaseButKeepsTheStart"),
-    LOSING_CLAIM_REPORTS_ITS_OWN_START(Time.INJECTED_CLOCK, LosingClaimReportsItsOwnStart::new,
+    LOSING_CLAIM_REPORTS_ITS_OWN_START(INJECTED_CLOCK, BrokenStores.LosingClaimReportsItsOwnStart::new,
             "aLosingClaimReturnsTheExistingRecordExactlyAsStored"),
-    KEEPS_THE_CALLERS_ARRAY(Time.INJECTED_CLOCK, KeepsTheCallersArray::new,
+    KEEPS_THE_CALLERS_ARRAY(INJECTED_CLOCK, BrokenStores.KeepsTheCallersArray::new,
             "theStoreKeepsItsOwnCopyOfAResultOrFailure"),
-    READ_THEN_WRITE_CLAIM(Time.INJECTED_CLOCK, ReadThenWriteClaim::new,
+    READ_THEN_WRITE_CLAIM(INJECTED_CLOCK, BrokenStores.ReadThenWriteClaim::new,
             "exactlyOneOfManyConcurrentClaimersWins",
             "exactlyOneOfManyConcurrentTakeoversWins",
             "exactlyOneOfManyConcurrentSupersedesWins"),
-    READ_THEN_WRITE_TAKEOVER(Time.INJECTED_CLOCK, ReadThenWriteTakeover::new,
+    READ_THEN_WRITE_TAKEOVER(INJECTED_CLOCK, BrokenStores.ReadThenWriteTakeover::new,
             "exactlyOneOfManyConcurrentTakeoversWins",
             "exactlyOneOfManyConcurrentSupersedesWins"),
-    READ_THEN_WRITE_COMPLETE(Time.INJECTED_CLOCK, ReadThenWriteComplete::new,
+    READ_THEN_WRITE_COMPLETE(INJECTED_CLOCK, BrokenStores.ReadThenWriteComplete::new,
             "aCompletionRacingTakeoversHasExactlyOneWinner"),
-    READ_THEN_WRITE_RENEW(Time.INJECTED_CLOCK, ReadThenWriteRenew::new,
+    READ_THEN_WRITE_RENEW(INJECTED_CLOCK, BrokenStores.ReadThenWriteRenew::new,
             "aRenewalRacingTakeoversHasExactlyOneWinner"),
-    LOCK_PER_INSTANCE(Time.INJECTED_CLOCK, LockPerInstance::new,
+    LOCK_PER_INSTANCE(INJECTED_CLOCK, BrokenStores.LockPerInstance::new,
             "concurrentClaimsThroughTwoInstancesHaveOneWinner",
             "concurrentTakeoversThroughTwoInstancesHaveOneWinner"),
-    TOKEN_COUNTER_PER_INSTANCE(Time.INJECTED_CLOCK, TokenCounterPerInstance::new,
+    TOKEN_COUNTER_PER_INSTANCE(INJECTED_CLOCK, BrokenStores.TokenCounterPerInstance::new,
             "tokensIncreaseAcrossInstances",
             "aTakeoverThroughOneInstanceFencesTheOldOwnerOnTheOther"),
-    CACHES_RECORDS_PER_INSTANCE(Time.INJECTED_CLOCK, CachesRecordsPerInstance::new,
+    CACHES_RECORDS_PER_INSTANCE(INJECTED_CLOCK, BrokenStores.CachesRecordsPerInstance::new,
             "writesThroughOneInstanceAreSeenByTheOther"),
-    READS_THE_JVM_CLOCK(Time.SERVER_CLOCK, ReadsTheJvmClock::new,
+    READS_THE_JVM_CLOCK(SERVER_CLOCK, BrokenStores.ReadsTheJvmClock::new,
             "aJvmClockRunningAheadNeitherStampsRecordsNorEndsLeasesOrRecords",
             "aJvmClockRunningBehindKeepsNoLeaseOrRecordAlive"),
-    FOLDS_THE_CASE_OF_KEYS(Time.INJECTED_CLOCK, FoldsTheCaseOfKeys::new,
+    FOLDS_THE_CASE_OF_KEYS(INJECTED_CLOCK, BrokenStores.FoldsTheCaseOfKeys::new,
             "keysThatDifferOnlyInCaseAreDifferentKeys"),
-    IGNORES_TRAILING_SPACES(Time.INJECTED_CLOCK, IgnoresTrailingSpaces::new,
+    IGNORES_TRAILING_SPACES(INJECTED_CLOCK, BrokenStores.IgnoresTrailingSpaces::new,
             "keysThatDifferOnlyInTrailingSpaceAreDifferentKeys"),
-    TRUNCATES_KEYS(Time.INJECTED_CLOCK, TruncatesKeys::new,
+    TRUNCATES_KEYS(INJECTED_CLOCK, BrokenStores.TruncatesKeys::new,
             "keysOf2048CharactersAreKeptWhole"),
-    SECOND_CLOSE_THROWS(Time.INJECTED_CLOCK, SecondCloseThrows::new,
+    SECOND_CLOSE_THROWS(INJECTED_CLOCK, BrokenStores.SecondCloseThrows::new,
+            "closingTwiceIsHarmless"),
+
+    // Bugs the tests that predate the planted ones catch
+    SWAPS_OWNER_AND_PAYLOAD_HASH(INJECTED_CLOCK, BrokenStores.SwapsOwnerAndPayloadHash::new,
+            "claimOfAnAbsentKeyIsAcquiredAndStoredInProgress"),
+    LEASE_PASSES_UP_TO_A_SECOND_EARLY(INJECTED_CLOCK, BrokenStores.LeasePassesUpToASecondEarly::new,
+            "claimIsRefusedWhileTheLeaseHolds"),
+    LEASE_HELD_AT_ITS_END(INJECTED_CLOCK, BrokenStores.LeaseHeldAtItsEnd::new,
+            "takeoverAfterTheLeasePassesGetsALargerTokenAndReportsTheReplacedRecord"),
+    REPORTS_NOTHING_REPLACED(INJECTED_CLOCK, BrokenStores.ReportsNothingReplaced::new,
+            "takeoverAfterTheLeasePassesGetsALargerTokenAndReportsTheReplacedRecord",
+            "aFinishedRecordIsSupersededOnlyAfterTheWindow"),
+    WRITES_MATCHED_BY_TOKEN_ALONE(INJECTED_CLOCK, BrokenStores.WritesMatchedByTokenAlone::new,
+            "keysAreIndependent"),
+    RENEW_IGNORES_THE_TOKEN(INJECTED_CLOCK, BrokenStores.RenewIgnoresTheToken::new,
+            "writesWithAStaleTokenAreRefusedAndChangeNothing"),
+    TOKENS_RESTART_AFTER_RELEASE(INJECTED_CLOCK, BrokenStores.TokensRestartAfterRelease::new,
+            "releaseMakesTheKeyAbsentAndTokensKeepIncreasing"),
+    DELETE_KEEPS_FINISHED_RECORDS(INJECTED_CLOCK, BrokenStores.DeleteKeepsFinishedRecords::new,
+            "deleteRemovesARecordInAnyState"),
+    KEEPS_RESULTS_AS_TEXT(INJECTED_CLOCK, BrokenStores.KeepsResultsAsText::new,
+            "completedResultsRoundTripByteExact"),
+    EXPIRES_A_MILLISECOND_LATE(INJECTED_CLOCK, BrokenStores.ExpiresAMillisecondLate::new,
+            "expiryIsDecidedAtReadTime"),
+    NO_JITTER(INJECTED_CLOCK, BrokenStores.NoJitter::new,
+            "expiryCarriesJitterWithinTenPercentAndNeverShorter"),
+    WINDOW_COUNTED_FROM_COMPLETION(INJECTED_CLOCK, BrokenStores.WindowCountedFromCompletion::new,
+            "aFinishedRecordIsSupersededOnlyAfterTheWindow"),
+    ZERO_WINDOW_SUPERSEDES_AT_ONCE(INJECTED_CLOCK, BrokenStores.ZeroWindowSupersedesAtOnce::new,
+            "withoutAWindowAFinishedRecordHoldsUntilItExpires"),
+    FORGETS_FAILURES(INJECTED_CLOCK, BrokenStores.ForgetsFailures::new,
+            "aRememberedFailureIsReturnedUntilItsTtlPasses"),
+    RENEWS_FROM_THE_OLD_LEASE(INJECTED_CLOCK, BrokenStores.RenewsFromTheOldLease::new,
+            "renewExtendsTheLeaseFromNow"),
+    KEEPS_WORKING_AFTER_CLOSE(INJECTED_CLOCK, BrokenStores.KeepsWorkingAfterClose::new,
+            "anUnreachableStoreReportsIdempotencyStoreExceptionFromEveryOperation",
             "closingTwiceIsHarmless");
 
     /** Whose time the backend keeps. */
