@@ -67,31 +67,33 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <ul>
  *   <li><b>Claim</b>: an absent key is claimed and stamped with the store's time; a losing claim returns the record
  *       exactly as stored; a lease holds to the millisecond and a takeover after it gets a larger token, records the
- *       new owner, payload hash and lease, keeps the execution's start and reports what it replaced; a window never
- *       ends an execution in progress.</li>
+ *       new owner, payload hash and lease, keeps the execution's start and reports what it replaced; a renewal
+ *       extends the lease from now; a window never ends an execution in progress.</li>
  *   <li><b>Keys</b>: compared exactly (case and trailing space count) and kept whole up to 2,048 characters.</li>
  *   <li><b>Fencing</b>: a write with a stale token, or with the token of a finished record, is refused and changes
  *       nothing; tokens keep increasing across release, deletion and expiry, so a late write of an earlier owner is
  *       always refused.</li>
  *   <li><b>Results</b>: stored byte-exact, and copied, so the caller may reuse its array.</li>
- *   <li><b>Expiry and windows</b>: decided from timestamps at read time, to the millisecond; ttl jitter within
+ *   <li><b>Expiry and windows</b>: decided from timestamps at read time, to the millisecond (to the tolerance on a
+ *       clock that moves on its own); ttl jitter within
  *       [0, 10%]; a finished record superseded exactly when its window passes, and held until expiry without one;
  *       a remembered failure replayed until its ttl passes.</li>
- *   <li><b>The store's own time</b>: a JVM clock running ahead or behind changes nothing. Runs only when the store's
- *       time is not the injected clock.</li>
+ *   <li><b>The store's own time</b>: a JVM clock running ahead or behind changes no stamp, lease or expiry. Runs only
+ *       when the store's time does not follow the injected clock (the TCK moves that clock and looks).</li>
  *   <li><b>Races</b> of 32 threads, 20 rounds each: exactly one winner among claims of a fresh key, takeovers of a
  *       passed lease, supersedes of a passed window, an owner's completion against takeovers, and an owner's renewal
- *       against takeovers; every loser sees the winner's record.</li>
+ *       against takeovers; every losing claim sees the winner's token and the record is the winner's.</li>
  *   <li><b>Instances sharing a backend</b> (needs {@link #createPeerStore}): one winner among claims and takeovers
- *       split across two instances, tokens increasing across them, a takeover through one fencing the old owner on
- *       the other, and every write through one seen by the other. A per-instance lock, counter or cache fails.</li>
+ *       split across two instances, an owner's completion or renewal through one against takeovers through the other,
+ *       tokens increasing across them, a takeover through one fencing the old owner on the other, and every write
+ *       through one seen by the other. A per-instance lock, counter or cache fails.</li>
  *   <li><b>Lifecycle</b>: an unreachable store reports {@link IdempotencyStoreException} from every operation; closing
  *       twice is harmless.</li>
  * </ul>
  *
  * <p>Every concurrency test has a timeout and fails rather than hangs. The TCK's own tests run it against a correct
- * reference store and against one deliberately broken store per defect, and check that each defect fails the tests
- * that target it.
+ * reference store and against deliberately broken stores, one per defect, and check that each defect fails the
+ * tests written for it and that every test here fails at least one broken store.
  */
 public abstract class IdempotencyStoreTck {
     protected static final Duration LEASE = Duration.ofSeconds(30);
@@ -678,24 +680,24 @@ public abstract class IdempotencyStoreTck {
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aCompletionRacingTakeoversHasExactlyOneWinner() throws Exception {
         raceAnOwnersWriteAgainstTakeovers("completion",
-                (key, token) -> store.complete(key, token, new byte[] {1}, TTL), RecordState.COMPLETED);
+                (key, token) -> store.complete(key, token, new byte[] {1}, TTL), RecordState.COMPLETED, store);
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aRenewalRacingTakeoversHasExactlyOneWinner() throws Exception {
         raceAnOwnersWriteAgainstTakeovers("renewal", (key, token) -> store.renew(key, token, LEASE),
-                RecordState.IN_PROGRESS);
+                RecordState.IN_PROGRESS, store);
     }
 
     /**
      * Per round, {@value #CONTESTED_KEYS} keys whose lease passed, each contested by its owner's {@code write} and
-     * three takeovers. Both are legal until one happens (a passed lease nobody took over still has the current
-     * token), so exactly one must win: the write, after which every claim loses, or one claim, after which the write
-     * is refused.
+     * three takeovers through {@code takers}. Both are legal until one happens (a passed lease nobody took over
+     * still has the current token), so exactly one must win: the write, after which every claim loses, or one claim,
+     * after which the write is refused.
      */
-    private void raceAnOwnersWriteAgainstTakeovers(String write, OwnersWrite ownersWrite, RecordState afterWrite)
-            throws Exception {
+    private void raceAnOwnersWriteAgainstTakeovers(String write, OwnersWrite ownersWrite, RecordState afterWrite,
+                                                   IdempotencyStore takers) throws Exception {
         try (Racers racers = new Racers(RACERS)) {
             for (int round = 0; round < ROUNDS; round++) {
                 List<String> keys = new ArrayList<>();
@@ -715,7 +717,7 @@ public abstract class IdempotencyStoreTck {
                     long token = tokens.get(k);
                     contenders.add(() -> Attempt.write("owner", ownersWrite.apply(key, token), token));
                     for (int c = 0; c < 3; c++) {
-                        contenders.add(claimer(store, key, "taker-" + c, NO_WINDOW));
+                        contenders.add(claimer(takers, key, "taker-" + c, NO_WINDOW));
                     }
                 }
                 List<Attempt> attempts = racers.race(contenders);
@@ -768,6 +770,22 @@ public abstract class IdempotencyStoreTck {
                 assertTheRecordIsTheWinners(key, winner);
             }
         }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aCompletionThroughOneInstanceRacingTakeoversThroughTheOtherHasExactlyOneWinner() throws Exception {
+        IdempotencyStore other = peerStore();
+        raceAnOwnersWriteAgainstTakeovers("completion",
+                (key, token) -> store.complete(key, token, new byte[] {1}, TTL), RecordState.COMPLETED, other);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aRenewalThroughOneInstanceRacingTakeoversThroughTheOtherHasExactlyOneWinner() throws Exception {
+        IdempotencyStore other = peerStore();
+        raceAnOwnersWriteAgainstTakeovers("renewal", (key, token) -> store.renew(key, token, LEASE),
+                RecordState.IN_PROGRESS, other);
     }
 
     @Test

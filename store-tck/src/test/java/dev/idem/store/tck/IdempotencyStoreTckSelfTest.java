@@ -41,6 +41,8 @@ class IdempotencyStoreTckSelfTest {
     private static final Set<String> SHARED_BACKEND_TESTS = Set.of(
             "concurrentClaimsThroughTwoInstancesHaveOneWinner",
             "concurrentTakeoversThroughTwoInstancesHaveOneWinner",
+            "aCompletionThroughOneInstanceRacingTakeoversThroughTheOtherHasExactlyOneWinner",
+            "aRenewalThroughOneInstanceRacingTakeoversThroughTheOtherHasExactlyOneWinner",
             "tokensIncreaseAcrossInstances",
             "aTakeoverThroughOneInstanceFencesTheOldOwnerOnTheOther",
             "writesThroughOneInstanceAreSeenByTheOther");
