@@ -107,8 +107,9 @@ public abstract class IdempotencyStoreTck {
     private static final Duration FAILURE_TTL = Duration.ofSeconds(10);
     private static final int RACERS = 32;
     private static final int ROUNDS = 20;
-    /** Keys contested at once in the races of a write against takeovers: one owner and three claimers per key. */
-    private static final int CONTESTED_KEYS = RACERS / 4;
+    /** In the races of an owner's write against takeovers: claimers per key, and keys contested at once. */
+    private static final int TAKERS_PER_KEY = 3;
+    private static final int CONTESTED_KEYS = RACERS / (1 + TAKERS_PER_KEY);
 
     /** The engine's (the JVM's) clock, handed to {@link #createStore}. */
     protected MutableClock clock;
@@ -692,7 +693,7 @@ public abstract class IdempotencyStoreTck {
 
     /**
      * Per round, {@value #CONTESTED_KEYS} keys whose lease passed, each contested by its owner's {@code write} and
-     * three takeovers through {@code takers}. Both are legal until one happens (a passed lease nobody took over
+     * {@value #TAKERS_PER_KEY} takeovers through {@code takers}. Both are legal until one happens (a passed lease nobody took over
      * still has the current token), so exactly one must win: the write, after which every claim loses, or one claim,
      * after which the write is refused.
      */
@@ -716,7 +717,7 @@ public abstract class IdempotencyStoreTck {
                     String key = keys.get(k);
                     long token = tokens.get(k);
                     contenders.add(() -> Attempt.write("owner", ownersWrite.apply(key, token), token));
-                    for (int c = 0; c < 3; c++) {
+                    for (int c = 0; c < TAKERS_PER_KEY; c++) {
                         contenders.add(claimer(takers, key, "taker-" + c, NO_WINDOW));
                     }
                 }
@@ -724,8 +725,9 @@ public abstract class IdempotencyStoreTck {
 
                 for (int k = 0; k < CONTESTED_KEYS; k++) {
                     String key = keys.get(k);
-                    Attempt winner = theOneWinner(attempts.subList(4 * k, 4 * k + 4),
-                            "the owner's " + write + " against three takeovers of " + key + ", round " + round);
+                    int first = k * (1 + TAKERS_PER_KEY);
+                    Attempt winner = theOneWinner(attempts.subList(first, first + 1 + TAKERS_PER_KEY),
+                            "the owner's " + write + " against takeovers of " + key + ", round " + round);
                     assertTheRecordIsTheWinners(key, winner);
                     assertEquals(winner.isClaim() ? RecordState.IN_PROGRESS : afterWrite, stored(key).state(),
                             "state after the " + (winner.isClaim() ? "takeover" : write) + " won");
