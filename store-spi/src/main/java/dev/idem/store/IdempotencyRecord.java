@@ -8,7 +8,9 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One stored record. Immutable; the {@code result} array is shared, not copied, and must not be modified.
+ * One stored record. Immutable, except that the {@code result} array is shared, not copied: a store keeps its own copy
+ * of what it was given to store, but the array of a record it hands out may be shared with the store and with other
+ * readers, so nobody modifies it.
  *
  * @param key          the full idempotency key
  * @param state        IN_PROGRESS, COMPLETED or FAILED (never ABSENT)

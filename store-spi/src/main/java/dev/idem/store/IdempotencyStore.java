@@ -8,14 +8,24 @@ import java.util.Optional;
 
 /**
  * Where idempotency records live. The contract is SEMANTICS.md section 4: one atomic claim, and every later write
- * guarded by the claim's fencing token.
+ * guarded by the claim's fencing token. Every store proves it by passing {@code dev.idem.store.tck.IdempotencyStoreTck}.
  *
- * <p>Time is the store's own: "now" in every rule below is read from the store's clock (for a server-backed store,
- * the server's), so processes with skewed clocks still agree. Expiry is decided from the record's timestamps when it
- * is read; a store's own eviction only frees memory and never decides an outcome.
+ * <p><b>Time</b> is the store's own: "now" in every rule below is read from the store's clock (for a server-backed
+ * store, the server's), so processes with skewed clocks still agree. A store that keeps time itself reads the clock
+ * its provider was given. Expiry is decided from the record's timestamps when it is read; a store's own eviction only
+ * frees memory and never decides an outcome.
  *
- * <p>Fencing tokens are positive and strictly increasing per key over the store's lifetime, including across
- * release, expiry and deletion of the key's record, so a late write of an earlier owner can always be recognised.
+ * <p><b>Fencing tokens</b> are positive and strictly increasing per key over the backend's lifetime, including across
+ * release, expiry and deletion of the key's record, and across every store instance (every process) that shares the
+ * backend, so a late write of an earlier owner can always be recognised. A per-instance counter or lock is not enough.
+ *
+ * <p><b>Keys</b> are opaque and compared exactly, character for character: keys that differ only in case or in
+ * trailing whitespace are different keys, and a record carries its key exactly as claimed. A store accepts keys of up
+ * to 2,048 characters (a store whose index cannot hold that many indexes a hash of the key and keeps the key beside it).
+ *
+ * <p><b>Byte arrays.</b> {@link #complete} and {@link #fail} keep their own copy of the array they are given: the
+ * caller may reuse or change its array once the call returns. A record a store hands out may share its array with
+ * the store or with other readers, so nobody modifies a record's {@link IdempotencyRecord#result() result}.
  *
  * <p>Every method reports an unreachable or failing backend as {@link IdempotencyStoreException}, never as a
  * driver's own exception type. Implementations are thread-safe.
@@ -26,36 +36,48 @@ public interface IdempotencyStore extends AutoCloseable {
      * Claims {@code request.key()} in one atomic operation. The claim is {@link ClaimOutcome.Acquired acquired}
      * when no live record exists, when the record expired, when it is {@link RecordState#IN_PROGRESS IN_PROGRESS}
      * and its lease passed (a takeover), or when it finished and {@code request.window()} has passed since its
-     * execution started (a supersede). Otherwise the existing record is returned in the same round trip.
+     * execution started (a supersede). A window never ends an execution in progress, however short it is: only a
+     * passed lease does. Otherwise the existing record is returned in the same round trip, exactly as stored (as
+     * {@link #get} would return it at that moment).
+     *
+     * <p>The claimed record carries the request's owner, payload hash and lease (now plus {@code request.lease()})
+     * and a new fencing token larger than any the key had. A takeover keeps the taken-over execution's
+     * {@code startedAt}, so the window still counts from the first start; any other claim starts at now.
      */
     @Nonnull
     ClaimOutcome claim(@Nonnull ClaimRequest request);
 
     /**
-     * Moves the claim to {@link RecordState#COMPLETED COMPLETED} with {@code result}, kept for {@code ttl} plus up to
-     * 10% jitter ({@link TtlJitter}).
+     * Moves the claim to {@link RecordState#COMPLETED COMPLETED} with a copy of {@code result}, kept for {@code ttl}
+     * plus up to 10% jitter ({@link TtlJitter}). A claim whose lease passed but that nobody took over still has the
+     * current token and may complete.
      *
-     * @return {@code false}, changing nothing, when {@code fencingToken} is not the record's current token
+     * @return {@code false}, changing nothing, when {@code fencingToken} is not the current token of an
+     *         {@link RecordState#IN_PROGRESS IN_PROGRESS} record
      */
     boolean complete(@Nonnull String key, long fencingToken, @Nonnull byte[] result, @Nonnull Duration ttl);
 
     /**
-     * Moves the claim to {@link RecordState#FAILED FAILED} with an encoded failure, kept for {@code failureTtl}
-     * plus jitter, so the failure is replayed rather than retried.
+     * Moves the claim to {@link RecordState#FAILED FAILED} with a copy of an encoded failure, kept for
+     * {@code failureTtl} plus jitter, so the failure is replayed rather than retried.
      *
-     * @return {@code false}, changing nothing, when {@code fencingToken} is not the record's current token
+     * @return {@code false}, changing nothing, when {@code fencingToken} is not the current token of an
+     *         {@link RecordState#IN_PROGRESS IN_PROGRESS} record
      */
     boolean fail(@Nonnull String key, long fencingToken, @Nonnull byte[] failure, @Nonnull Duration failureTtl);
 
     /**
-     * Removes the claim, so the key is absent and the next call runs.
+     * Removes the claim, so the key is absent and the next call runs. Only a claim in progress is released: a
+     * finished record is never removed by its token (an operator uses {@link #delete}).
      *
-     * @return {@code false}, changing nothing, when {@code fencingToken} is not the record's current token
+     * @return {@code false}, changing nothing, when {@code fencingToken} is not the current token of an
+     *         {@link RecordState#IN_PROGRESS IN_PROGRESS} record
      */
     boolean release(@Nonnull String key, long fencingToken);
 
     /**
-     * Extends the lease of an {@link RecordState#IN_PROGRESS IN_PROGRESS} claim to now plus {@code lease}.
+     * Extends the lease of an {@link RecordState#IN_PROGRESS IN_PROGRESS} claim to now plus {@code lease}. A finished
+     * record (COMPLETED or FAILED) is never moved back to IN_PROGRESS.
      *
      * @return {@code false}, changing nothing, when the token is not current or the record is no longer in progress
      */
@@ -70,7 +92,7 @@ public interface IdempotencyStore extends AutoCloseable {
 
     /**
      * Releases the store's resources; afterwards every operation throws {@link IdempotencyStoreException}.
-     * Closing twice is harmless.
+     * Closing twice is harmless: the second close does nothing and throws nothing.
      */
     @Override
     default void close() {

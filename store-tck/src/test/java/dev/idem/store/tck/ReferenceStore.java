@@ -1,0 +1,245 @@
+package dev.idem.store.tck;
+
+import dev.idem.IdempotencyStoreException;
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
+import dev.idem.store.IdempotencyRecord;
+import dev.idem.store.IdempotencyStore;
+import dev.idem.store.RecordState;
+import dev.idem.store.TtlJitter;
+import jakarta.annotation.Nullable;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+import java.util.function.Predicate;
+
+/**
+ * A correct store kept as plain as possible, for the TCK's own tests: every write reads, decides and writes under
+ * one lock that belongs to the backend, so any number of instances over one backend are as atomic as one.
+ *
+ * <p>Its steps are protected so that each broken store in {@link BrokenStores} changes exactly one of them and the
+ * rest stays correct; a step a variant replaces wholesale (a claim with no lock) is reachable through the
+ * {@code ...Unlocked} methods.
+ */
+class ReferenceStore implements IdempotencyStore {
+
+    /**
+     * What every instance over one backend shares, as processes share a database: the records, the token counter,
+     * the lock, and, for a backend with a time of its own, its clock.
+     */
+    static final class Backend {
+        final ConcurrentMap<String, IdempotencyRecord> records = new ConcurrentHashMap<>();
+        final AtomicLong tokens = new AtomicLong();
+        final Object lock = new Object();
+        @Nullable
+        final Clock serverClock;
+
+        /** A backend whose stores read the clock they are given (null), or the server's own clock. */
+        Backend(@Nullable Clock serverClock) {
+            this.serverClock = serverClock;
+        }
+    }
+
+    protected final Backend backend;
+    protected final Clock injectedClock;
+    private volatile boolean closed;
+
+    ReferenceStore(Backend backend, Clock injectedClock) {
+        this.backend = backend;
+        this.injectedClock = injectedClock;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // The steps variants change
+
+    /** The store's time: the server's, kept to the millisecond like a database column, or the injected clock. */
+    protected Instant now() {
+        return backend.serverClock != null
+                ? backend.serverClock.instant().truncatedTo(ChronoUnit.MILLIS)
+                : injectedClock.instant();
+    }
+
+    /** What makes a read and the write that follows it atomic. */
+    protected Object lock() {
+        return backend.lock;
+    }
+
+    /** Called between a write's read and its write; a racy variant widens the gap here. */
+    protected void beforeWrite() {
+    }
+
+    /** The key records are filed under. */
+    protected String storageKey(String key) {
+        return key;
+    }
+
+    protected long nextToken(String storageKey) {
+        return backend.tokens.incrementAndGet();
+    }
+
+    /** The stored record, or null when there is none or it expired. */
+    @Nullable
+    protected IdempotencyRecord live(String storageKey, Instant now) {
+        IdempotencyRecord stored = backend.records.get(storageKey);
+        return stored == null || stored.isExpiredAt(now) ? null : stored;
+    }
+
+    protected boolean claimable(IdempotencyRecord live, Instant now, Duration window) {
+        return live.isClaimableAt(now, window);
+    }
+
+    /** The record a winning claim writes over {@code live} (null when the key was absent). */
+    protected IdempotencyRecord claimedOver(@Nullable IdempotencyRecord live, ClaimRequest request, long token,
+                                            Instant now) {
+        boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
+        Instant startedAt = takeover ? live.startedAt() : now;
+        return IdempotencyRecord.inProgress(request.key(), request.payloadHash(), request.owner(), token, startedAt,
+                now.plus(request.lease()));
+    }
+
+    /** The record a losing claim returns. */
+    protected IdempotencyRecord asReportedToALoser(IdempotencyRecord live, Instant now) {
+        return live;
+    }
+
+    /** The array kept for a result or failure the caller gave. */
+    protected byte[] kept(byte[] given) {
+        return given.clone();
+    }
+
+    /** When a record finished now and kept for {@code ttl} stops counting. */
+    protected Instant expiresAt(Instant now, Duration ttl) {
+        return TtlJitter.expiresAt(now, ttl);
+    }
+
+    /** The new end of a renewed lease. */
+    protected Instant renewedLeaseUntil(IdempotencyRecord current, Instant now, Duration lease) {
+        return now.plus(lease);
+    }
+
+    protected boolean mayRelease(IdempotencyRecord current) {
+        return current.state() == RecordState.IN_PROGRESS;
+    }
+
+    protected boolean mayRenew(IdempotencyRecord current) {
+        return current.state() == RecordState.IN_PROGRESS;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // The store
+
+    @Override
+    public ClaimOutcome claim(ClaimRequest request) {
+        ensureOpen();
+        synchronized (lock()) {
+            return claimUnlocked(request);
+        }
+    }
+
+    protected final ClaimOutcome claimUnlocked(ClaimRequest request) {
+        String key = storageKey(request.key());
+        Instant now = now();
+        IdempotencyRecord live = live(key, now);
+        if (live != null && !claimable(live, now, request.window())) {
+            return new ClaimOutcome.Existing(asReportedToALoser(live, now));
+        }
+        beforeWrite();
+        long token = nextToken(key);
+        backend.records.put(key, claimedOver(live, request, token, now));
+        return new ClaimOutcome.Acquired(token, live);
+    }
+
+    @Override
+    public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
+        ensureOpen();
+        synchronized (lock()) {
+            return completeUnlocked(key, fencingToken, result, ttl);
+        }
+    }
+
+    protected final boolean completeUnlocked(String key, long fencingToken, byte[] result, Duration ttl) {
+        return fencedWrite(key, fencingToken, r -> r.state() == RecordState.IN_PROGRESS,
+                (r, now) -> r.finished(RecordState.COMPLETED, kept(result), now, expiresAt(now, ttl)));
+    }
+
+    @Override
+    public boolean fail(String key, long fencingToken, byte[] failure, Duration failureTtl) {
+        ensureOpen();
+        synchronized (lock()) {
+            return fencedWrite(key, fencingToken, r -> r.state() == RecordState.IN_PROGRESS,
+                    (r, now) -> r.finished(RecordState.FAILED, kept(failure), now, expiresAt(now, failureTtl)));
+        }
+    }
+
+    @Override
+    public boolean release(String key, long fencingToken) {
+        ensureOpen();
+        synchronized (lock()) {
+            return fencedWrite(key, fencingToken, this::mayRelease, (r, now) -> null);
+        }
+    }
+
+    @Override
+    public boolean renew(String key, long fencingToken, Duration lease) {
+        ensureOpen();
+        synchronized (lock()) {
+            return renewUnlocked(key, fencingToken, lease);
+        }
+    }
+
+    protected final boolean renewUnlocked(String key, long fencingToken, Duration lease) {
+        return fencedWrite(key, fencingToken, this::mayRenew,
+                (r, now) -> r.withLease(renewedLeaseUntil(r, now, lease)));
+    }
+
+    /** Applies {@code update} (null removes the record) if {@code token} is current and the record {@code allowed}. */
+    private boolean fencedWrite(String key, long token, Predicate<IdempotencyRecord> allowed,
+                                BiFunction<IdempotencyRecord, Instant, IdempotencyRecord> update) {
+        String stored = storageKey(key);
+        Instant now = now();
+        IdempotencyRecord current = live(stored, now);
+        if (current == null || current.fencingToken() != token || !allowed.test(current)) {
+            return false;
+        }
+        beforeWrite();
+        IdempotencyRecord next = update.apply(current, now);
+        if (next == null) {
+            backend.records.remove(stored);
+        } else {
+            backend.records.put(stored, next);
+        }
+        return true;
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> get(String key) {
+        ensureOpen();
+        return Optional.ofNullable(live(storageKey(key), now()));
+    }
+
+    @Override
+    public void delete(String key) {
+        ensureOpen();
+        synchronized (lock()) {
+            backend.records.remove(storageKey(key));
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+
+    protected final void ensureOpen() {
+        if (closed) {
+            throw new IdempotencyStoreException("the reference store is closed");
+        }
+    }
+}
