@@ -218,5 +218,10 @@ class WeavingScenariosTest {
         public void delete(String key) {
             throw down();
         }
+
+        @Override
+        public void close() {
+            // nothing to release: it never connected
+        }
     }
 }

@@ -650,5 +650,10 @@ class CallSemanticsTest {
             check();
             delegate.delete(key);
         }
+
+        @Override
+        public void close() {
+            // the delegate belongs to the test, which closes it
+        }
     }
 }

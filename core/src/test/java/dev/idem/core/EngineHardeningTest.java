@@ -205,6 +205,14 @@ class EngineHardeningTest {
             return (CompletableFuture<String>) upstream;
         }
 
+        /** Placeholders take at most 128 characters each; sixteen of them can still make too long a key. */
+        @Idempotent(scope = "h:{topic}{topic}{topic}{topic}{topic}{topic}{topic}{topic}"
+                + "{topic}{topic}{topic}{topic}{topic}{topic}{topic}{topic}")
+        String partitioned(String topic) {
+            runs.incrementAndGet();
+            return topic;
+        }
+
         @Idempotent(scope = "h:ticket")
         String ticket(Ticket ticket) {
             runs.incrementAndGet();
@@ -862,6 +870,19 @@ class EngineHardeningTest {
             assertEquals("t-1", fx.call(service, "ticket", new Ticket("t-1")));
             assertEquals(2, encodings.get(), "a replay encodes them once too");
             assertEquals(1, service.runs.get());
+        }
+
+        @Test
+        void aScopeWhoseKeysWouldBeLongerThanEveryStoreAcceptsIsRefused() throws Throwable {
+            EngineFixture fx = fixture();
+            String longTopic = "t".repeat(128); // the longest a placeholder value may be
+
+            IdempotencyKeyException e = assertThrows(IdempotencyKeyException.class,
+                    () -> fx.call(service, "partitioned", longTopic));
+
+            assertTrue(e.getMessage().contains(String.valueOf(IdempotencyStore.MAX_KEY_LENGTH)), e.getMessage());
+            assertEquals(0, service.runs.get());
+            assertEquals("short", fx.call(service, "partitioned", "short"));
         }
 
         /** Calls with an argument only this frame holds, so once it returns nothing of the test keeps it. */

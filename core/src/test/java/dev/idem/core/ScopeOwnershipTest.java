@@ -106,6 +106,15 @@ class ScopeOwnershipTest {
         assertTrue(e.getMessage().contains(NotSerializable.class.getName()), e.getMessage());
     }
 
+    @Test
+    void aLiteralScopeThatMakesKeysLongerThanEveryStoreAcceptsIsRefusedWhenPlanned() {
+        String scope = "s".repeat(dev.idem.store.IdempotencyStore.MAX_KEY_LENGTH);
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> fx.engine.operation(IdempotencyPolicy.custom().operation("long").scope(scope).build(),
+                        String.class));
+        assertTrue(e.getMessage().contains("longer than the 2048"), e.getMessage());
+    }
+
     record Fine(String value) implements Serializable {
     }
 

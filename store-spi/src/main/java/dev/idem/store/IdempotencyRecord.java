@@ -78,8 +78,17 @@ public record IdempotencyRecord(
         return state != RecordState.IN_PROGRESS && !window.isZero() && !now.isBefore(startedAt.plus(window));
     }
 
+    /**
+     * This claim with its lease extended. Only a claim in progress has a lease: a finished record is never moved back
+     * to IN_PROGRESS by a renewal.
+     *
+     * @throws IllegalStateException when the record is not IN_PROGRESS
+     */
     public IdempotencyRecord withLease(Instant newLeaseUntil) {
-        return new IdempotencyRecord(key, state.moveTo(RecordState.IN_PROGRESS), payloadHash, owner, fencingToken,
+        if (state != RecordState.IN_PROGRESS) {
+            throw new IllegalStateException("only an in-progress claim has a lease to renew; " + key + " is " + state);
+        }
+        return new IdempotencyRecord(key, RecordState.IN_PROGRESS, payloadHash, owner, fencingToken,
                 startedAt, newLeaseUntil, null, null, null);
     }
 

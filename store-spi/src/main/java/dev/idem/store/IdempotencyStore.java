@@ -21,7 +21,7 @@ import java.util.Optional;
  *
  * <p><b>Keys</b> are opaque and compared exactly, character for character: keys that differ only in case or in
  * trailing whitespace are different keys, and a record carries its key exactly as claimed. A store accepts keys of up
- * to 2,048 characters (a store whose index cannot hold that many indexes a hash of the key and keeps the key beside it).
+ * to {@link #MAX_KEY_LENGTH} (2,048) characters (a store whose index cannot hold that many indexes a hash of the key and keeps the key beside it).
  *
  * <p><b>Byte arrays.</b> {@link #complete} and {@link #fail} keep their own copy of the array they are given: the
  * caller may reuse or change its array once the call returns. A record a store hands out may share its array with
@@ -31,6 +31,9 @@ import java.util.Optional;
  * driver's own exception type. Implementations are thread-safe.
  */
 public interface IdempotencyStore extends AutoCloseable {
+
+    /** The longest key every store accepts; the engine refuses to make a longer one. */
+    int MAX_KEY_LENGTH = 2048;
 
     /**
      * Claims {@code request.key()} in one atomic operation. The claim is {@link ClaimOutcome.Acquired acquired}
@@ -92,9 +95,9 @@ public interface IdempotencyStore extends AutoCloseable {
 
     /**
      * Releases the store's resources; afterwards every operation throws {@link IdempotencyStoreException}.
-     * Closing twice is harmless: the second close does nothing and throws nothing.
+     * Closing twice is harmless: the second close does nothing and throws nothing. Every store implements it (there
+     * is no default), so none can forget that a closed store refuses work.
      */
     @Override
-    default void close() {
-    }
+    void close();
 }

@@ -3,6 +3,7 @@ package dev.idem.core.internal;
 import dev.idem.IdempotencyConflictException;
 import dev.idem.IdempotencyContext;
 import dev.idem.IdempotencyInProgressException;
+import dev.idem.IdempotencyKeyException;
 import dev.idem.IdempotencyReentryException;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.OnInProgress;
@@ -13,6 +14,7 @@ import dev.idem.internal.ContextSlot;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
+import dev.idem.store.IdempotencyStore;
 import dev.idem.store.RecordState;
 
 import java.time.Clock;
@@ -252,6 +254,12 @@ public final class CallRunner implements AutoCloseable {
      */
     private Object claimAndRun(OperationPlan plan, CallKey key, byte[] payload, Invocation body) throws Throwable {
         String keyText = key.toString();
+        if (keyText.length() > IdempotencyStore.MAX_KEY_LENGTH) {
+            throw new IdempotencyKeyException(plan.operation + ": its key would be " + keyText.length()
+                    + " characters, longer than the " + IdempotencyStore.MAX_KEY_LENGTH + " every store accepts;"
+                    + " the scope's placeholders rendered too long a value (key them by an id, or shorten the"
+                    + " scope). The method did not run.");
+        }
         String payloadHex = Sha256.hex(payload, Sha256.LENGTH);
         ClaimRequest request = new ClaimRequest(keyText, payloadHex, owner, plan.policy.lease(),
                 plan.fixedWindow ? Duration.ZERO : plan.policy.window());

@@ -109,6 +109,7 @@ public final class OperationPlanner {
             throw new IdempotencyConfigurationException(operation + ": scope placeholders need named parameters;"
                     + " a programmatic operation builds its scope itself");
         }
+        requireKeysFit(operation, policy.scope());
         Class<?> raw = rawType(resultType);
         ReturnKind kind = returnKind(operation, raw);
         Type stored = kind.storedType(resultType);
@@ -214,8 +215,9 @@ public final class OperationPlanner {
         return new KeySource(index, parameter.getName(), resolved, normalize);
     }
 
-    private static ScopeTemplate scope(String operation, IdempotencyPolicy policy, Parameter[] parameters) {
+    private ScopeTemplate scope(String operation, IdempotencyPolicy policy, Parameter[] parameters) {
         String scope = policy.scope().isEmpty() ? operation : policy.scope();
+        requireKeysFit(operation, scope);
         try {
             return ScopeTemplate.parse(scope, placeholder -> {
                 int dot = placeholder.indexOf('.');
@@ -233,6 +235,16 @@ public final class OperationPlanner {
         } catch (IllegalArgumentException e) {
             throw new IdempotencyConfigurationException(operation + ": @Idempotent(scope = \"" + scope + "\"): "
                     + e.getMessage());
+        }
+    }
+
+    /** Refuses a scope whose keys, before any placeholder is filled, are already too long for every store. */
+    private void requireKeysFit(String operation, String scope) {
+        int keyLength = "idem:".length() + namespace.length() + 1 + scope.length() + 1 + 32;
+        if (keyLength > IdempotencyStore.MAX_KEY_LENGTH) {
+            throw new IdempotencyConfigurationException(operation + ": a scope of " + scope.length()
+                    + " characters makes keys of " + keyLength + " characters, longer than the "
+                    + IdempotencyStore.MAX_KEY_LENGTH + " every store accepts; shorten the scope");
         }
     }
 

@@ -99,7 +99,7 @@ public abstract class IdempotencyStoreTck {
     protected static final Duration LEASE = Duration.ofSeconds(30);
     protected static final Duration TTL = Duration.ofMinutes(30);
     /** Keys up to this length are kept whole (see {@link IdempotencyStore}). */
-    protected static final int MAX_KEY_LENGTH = 2048;
+    protected static final int MAX_KEY_LENGTH = IdempotencyStore.MAX_KEY_LENGTH;
     /** The largest {@link StoreTime#tolerance()} the TCK's margins allow, exclusive. */
     public static final long MAX_TOLERANCE_SECONDS = 5;
 

@@ -195,8 +195,11 @@ class ReferenceStore implements IdempotencyStore {
     }
 
     protected final boolean renewUnlocked(String key, long fencingToken, Duration lease) {
-        return fencedWrite(key, fencingToken, this::mayRenew,
-                (r, now) -> r.withLease(renewedLeaseUntil(r, now, lease)));
+        return fencedWrite(key, fencingToken, this::mayRenew, (r, now) -> {
+            // Built by hand rather than with withLease, which refuses a finished record: a planted bug may renew one.
+            return new IdempotencyRecord(r.key(), RecordState.IN_PROGRESS, r.payloadHash(), r.owner(), r.fencingToken(),
+                    r.startedAt(), renewedLeaseUntil(r, now, lease), null, null, null);
+        });
     }
 
     /** Applies {@code update} (null removes the record) if {@code token} is current and the record {@code allowed}. */

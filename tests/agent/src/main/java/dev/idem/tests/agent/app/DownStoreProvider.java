@@ -60,6 +60,11 @@ public class DownStoreProvider implements IdempotencyStoreProvider {
             public void delete(String key) {
                 throw down();
             }
+
+            @Override
+            public void close() {
+                // nothing to release: it never connected
+            }
         };
     }
 }
