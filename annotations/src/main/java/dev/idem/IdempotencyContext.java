@@ -11,14 +11,14 @@ import java.util.Optional;
  */
 public interface IdempotencyContext {
 
-    /** The context of the idempotent method running on this thread; empty outside one. */
+    /** {@return the context of the idempotent method running on this thread; empty outside one} */
     static Optional<IdempotencyContext> current() {
         return Optional.ofNullable(ContextSlot.get());
     }
 
-    /** The full key, {@code idem:{namespace}:{scope}:{32 hex}}. */
+    /** {@return the full key, {@code idem:{namespace}:{scope}:{32 hex}}} */
     String key();
 
-    /** The fencing token of this execution's claim; a takeover always gets a larger one. */
+    /** {@return the fencing token of this execution's claim; a takeover always gets a larger one} */
     long fencingToken();
 }

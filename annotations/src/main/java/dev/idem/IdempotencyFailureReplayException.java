@@ -9,14 +9,21 @@ package dev.idem;
 public class IdempotencyFailureReplayException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
+    /** The binary name of the exception type the execution originally threw. */
     private final String originalType;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message      the message: names the method and the original exception's type and message
+     * @param originalType the binary name of the exception type the execution originally threw
+     */
     public IdempotencyFailureReplayException(String message, String originalType) {
         super(message);
         this.originalType = originalType;
     }
 
-    /** The binary name of the exception type the execution originally threw. */
+    /** {@return the binary name of the exception type the execution originally threw} */
     public String originalType() {
         return originalType;
     }

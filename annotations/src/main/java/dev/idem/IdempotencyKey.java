@@ -16,9 +16,9 @@ import java.lang.annotation.Target;
 @Target(ElementType.PARAMETER)
 public @interface IdempotencyKey {
 
-    /** A property path inside the argument ({@code "customer.id"}); empty means the whole argument. */
+    /** {@return a property path inside the argument ({@code "customer.id"}); empty means the whole argument} */
     String value() default "";
 
-    /** Normalisations applied to string values before hashing, in the order given. */
+    /** {@return the normalisations applied to string values before hashing, in the order given} */
     Normalize[] normalize() default {};
 }

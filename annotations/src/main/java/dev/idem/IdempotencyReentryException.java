@@ -9,6 +9,11 @@ package dev.idem;
 public class IdempotencyReentryException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message the message: names the method and the value at fault
+     */
     public IdempotencyReentryException(String message) {
         super(message);
     }

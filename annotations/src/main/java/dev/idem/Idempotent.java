@@ -28,51 +28,67 @@ public @interface Idempotent {
      * The operation's name in the key, such as {@code "gemini-lab:daily-content"}. Placeholders {@code {name}} or
      * {@code {name.path}} are filled from parameters, so {@code "{tenant}:orders"} partitions keys by tenant.
      * Empty means {@code SimpleClassName#method}.
+     *
+     * @return the scope, possibly with placeholders; empty for the default
      */
     String scope() default "";
 
     /**
      * Key parameters by name, optionally with a property path ({@code "order.id"}). Needs classes compiled with
      * {@code -parameters}. Empty means: the parameters marked {@link IdempotencyKey}, or else all parameters.
+     *
+     * @return the key parameters' names and paths; empty for the default
      */
     String[] key() default {};
 
-    /** Deduplication horizon counted from the start of the first execution; empty means "use ttl". */
+    /** {@return the deduplication horizon, counted from the start of the first execution; empty means "use ttl"} */
     String window() default "";
 
-    /** Whether the window slides from the first execution or is aligned to calendar buckets. */
+    /** {@return whether the window slides from the first execution or is aligned to calendar buckets} */
     WindowAlignment windowAlignment() default WindowAlignment.SLIDING;
 
-    /** Time zone that aligns {@link WindowAlignment#FIXED FIXED} windows (a region id or offset). */
+    /** {@return the time zone that aligns {@link WindowAlignment#FIXED FIXED} windows (a region id or offset)} */
     String zone() default "UTC";
 
-    /** How long a completed record and its result are kept, from completion. Must be at least {@link #window()}. */
+    /**
+     * {@return how long a completed record and its result are kept, from completion} Must be at least
+     * {@link #window()}.
+     */
     String ttl() default "1h";
 
-    /** How long an execution owns its key before another caller may take over; renewed while the method runs. */
+    /**
+     * {@return how long an execution owns its key before another caller may take over} Renewed while the method
+     * runs.
+     */
     String lease() default "30s";
 
-    /** What a caller does when another process is running the same key. */
+    /** {@return what a caller does when another execution is running the same key} */
     OnInProgress onInProgress() default OnInProgress.WAIT;
 
-    /** How long a {@link OnInProgress#WAIT WAIT}ing caller waits for the other execution's result. */
+    /** {@return how long a {@link OnInProgress#WAIT WAIT}ing caller waits for the other execution's result} */
     String waitTimeout() default "10s";
 
-    /** What happens when the store cannot be reached before the call. */
+    /** {@return what happens when the store cannot be reached before the call} */
     OnStoreError onStoreError() default OnStoreError.FAIL_CLOSED;
 
-    /** When set, a failed execution is remembered this long and its exception type is replayed; empty means off. */
+    /**
+     * {@return how long a failed execution is remembered, its exception type replayed to later calls; empty means
+     * off}
+     */
     String failureTtl() default "";
 
-    /** Exceptions that mean "retrying cannot help": recorded as failed for the full ttl and replayed. */
+    /** {@return the exceptions that mean "retrying cannot help": recorded as failed for the full ttl and replayed} */
     Class<? extends Throwable>[] noRetryFor() default {};
 
-    /** Changes every key of this method at once, e.g. after a change in what the method does. */
+    /**
+     * {@return a version in every key of this method} Changing it changes them all at once, e.g. after a change in
+     * what the method does.
+     */
     String version() default "";
 
-    /** Name of the store for this method; empty means the configured default ({@code idem.store}). */
+    /** {@return the name of the store for this method; empty means the configured default ({@code idem.store})} */
     String store() default "";
 
-    /** Whether concurrent identical calls in this JVM share one execution. */
+    /** {@return whether concurrent identical calls in this JVM share one execution} */
     boolean coalesce() default true;
 }

@@ -13,7 +13,7 @@ public final class Idem {
     private Idem() {
     }
 
-    /** The process's engine, created from the environment on first use. */
+    /** {@return the process's engine, created from the environment on first use} */
     public static IdemEngine engine() {
         IdemEngine e = engine;
         if (e == null) {
@@ -32,6 +32,9 @@ public final class Idem {
      * Makes {@code replacement} the process's engine and returns the previous one (null if none was created),
      * which the caller may close. Meant for start-up and for tests; calls already running finish on the engine
      * they started on.
+     *
+     * @param replacement the engine woven methods use from now on
+     * @return the engine it replaces, or null if none had been created
      */
     public static synchronized IdemEngine install(@Nonnull IdemEngine replacement) {
         IdemEngine previous = engine;

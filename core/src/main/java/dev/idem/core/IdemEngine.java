@@ -30,11 +30,17 @@ public final class IdemEngine implements AutoCloseable {
                 loader != null ? loader : IdemEngine.class.getClassLoader());
     }
 
-    /** An engine with {@code settings}. Close it when done (it owns a heartbeat thread and its stores). */
+    /**
+     * Creates an engine. Close it when done: it owns a heartbeat thread and its stores.
+     *
+     * @param settings the engine-wide settings
+     * @return a new engine with {@code settings}
+     */
     public static IdemEngine create(@Nonnull IdemSettings settings) {
         return new IdemEngine(settings);
     }
 
+    /** {@return the settings this engine was created with} */
     public IdemSettings settings() {
         return settings;
     }
@@ -43,6 +49,9 @@ public final class IdemEngine implements AutoCloseable {
      * Runs the {@code @Idempotent} method {@code method} for a call with {@code args}; {@code body} runs the
      * original code. This is what woven advice calls.
      *
+     * @param method the annotated method being called
+     * @param args   the call's arguments
+     * @param body   runs the method's original code
      * @return the method's result, or the stored result of an earlier identical call
      * @throws Throwable what the method throws, unchanged, or an {@code IdempotencyException}
      */
@@ -53,6 +62,7 @@ public final class IdemEngine implements AutoCloseable {
     /**
      * Checks {@code method}'s annotation, key parameters, return type and store now, as its first call would.
      *
+     * @param method an {@code @Idempotent} method
      * @throws IdempotencyConfigurationException naming the method and what to change
      */
     public void validate(@Nonnull Method method) {
@@ -63,9 +73,11 @@ public final class IdemEngine implements AutoCloseable {
      * An idempotent operation for code that cannot use annotations. Build it once and keep it: the policy is
      * validated and planned here.
      *
+     * @param <T>        the result type
      * @param policy     what the operation promises; it needs a scope
      * @param resultType the result type (a Class, or a generic Type for {@code List<Article>}), which bounds what
      *                   stored results may decode into
+     * @return the operation, to call as often as needed
      */
     public <T> IdempotentOperation<T> operation(@Nonnull IdempotencyPolicy policy, @Nonnull Type resultType) {
         return new IdempotentOperation<>(core, core.plan(policy, resultType));
@@ -81,7 +93,7 @@ public final class IdemEngine implements AutoCloseable {
         core.requireDefaultStore();
     }
 
-    /** Executions registered as running in this JVM right now; zero when nothing runs. */
+    /** {@return the number of executions registered as running in this JVM right now; zero when nothing runs} */
     public int inFlightCount() {
         return core.inFlightCount();
     }

@@ -38,8 +38,11 @@ import java.util.regex.Pattern;
  * </table>
  */
 public final class IdemSettings {
+    /** The key of the deployment's namespace, {@value}. */
     public static final String NAMESPACE = "idem.namespace";
+    /** The key of the default store's name, {@value}. */
     public static final String STORE = "idem.store";
+    /** The key of what happens while the store is down, {@value}: {@code fail-closed} or {@code fail-open}. */
     public static final String ON_STORE_ERROR = "idem.onStoreError";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -69,10 +72,12 @@ public final class IdemSettings {
         this.heartbeatScheduler = b.heartbeatScheduler;
     }
 
+    /** {@return a builder that starts from the defaults} */
     public static Builder custom() {
         return new Builder();
     }
 
+    /** {@return the defaults: namespace {@code default}, the in-memory store, fail-closed} */
     public static IdemSettings ofDefaults() {
         return custom().build();
     }
@@ -81,6 +86,7 @@ public final class IdemSettings {
      * Settings from system properties, then {@code idem.properties} on the class path, then defaults; listeners
      * and canonicalisers listed in {@code META-INF/services} are added.
      *
+     * @return the settings the environment describes
      * @throws IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
      */
     public static IdemSettings fromEnvironment() {
@@ -90,6 +96,10 @@ public final class IdemSettings {
     /**
      * Settings from the environment as {@link #fromEnvironment()} reads it, with {@code overrides} (such as an
      * agent's arguments, in {@code idem.*} form) taking precedence over everything else.
+     *
+     * @param overrides {@code idem.*} keys and values that win over system properties and {@code idem.properties}
+     * @return the settings the environment and the overrides describe
+     * @throws IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
      */
     public static IdemSettings fromEnvironment(Map<String, String> overrides) {
         Map<String, String> merged = new LinkedHashMap<>();
@@ -119,7 +129,13 @@ public final class IdemSettings {
         return builder.build();
     }
 
-    /** Settings from the given {@code idem.*} keys alone; see the class comment for the keys. */
+    /**
+     * Settings from the given {@code idem.*} keys alone; see the class comment for the keys.
+     *
+     * @param properties {@code idem.*} keys and their values
+     * @return the settings they describe, defaults elsewhere
+     * @throws IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
+     */
     public static IdemSettings fromProperties(Map<String, String> properties) {
         return fromProperties(properties, custom()).build();
     }
@@ -162,46 +178,52 @@ public final class IdemSettings {
         }
     }
 
+    /** {@return the deployment's namespace, part of every key} */
     public String namespace() {
         return namespace;
     }
 
+    /** {@return the name of the store methods use unless their annotation names another} */
     public String defaultStore() {
         return defaultStore;
     }
 
+    /** {@return what every method does while the store is down, unless its annotation says otherwise} */
     public OnStoreError onStoreError() {
         return onStoreError;
     }
 
+    /** {@return the clock records are stamped with} */
     public Clock clock() {
         return clock;
     }
 
-    /** Store instances registered by name; they take precedence over providers of the same name. */
+    /** {@return the store instances registered by name; they take precedence over providers of the same name} */
     public Map<String, IdempotencyStore> stores() {
         return stores;
     }
 
-    /** The {@code idem.<store>.*} keys, with their prefix. */
+    /** {@return the {@code idem.<store>.*} keys, with their prefix, and their values} */
     public Map<String, String> properties() {
         return properties;
     }
 
+    /** {@return the listeners every event goes to, in registration order} */
     public List<IdempotencyListener> listeners() {
         return listeners;
     }
 
+    /** {@return the key canonicalisers, in registration order} */
     public List<KeyCanonicalizer<?>> canonicalizers() {
         return canonicalizers;
     }
 
-    /** How often saving a result is tried before the INDETERMINATE event. */
+    /** {@return how often saving a result is tried before the INDETERMINATE event} */
     public int completionAttempts() {
         return completionAttempts;
     }
 
-    /** The first pause between completion attempts; it doubles after each. */
+    /** {@return the first pause between completion attempts; it doubles after each} */
     public Duration completionBackoff() {
         return completionBackoff;
     }
@@ -227,13 +249,24 @@ public final class IdemSettings {
         private Builder() {
         }
 
-        /** The deployment, such as {@code prod}; letters, digits, {@code . _ -}. */
+        /**
+         * Sets the deployment, such as {@code prod}; keys of two namespaces never meet.
+         *
+         * @param namespace 1-64 letters, digits, {@code . _ -}
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the bad value
+         */
         public Builder namespace(@Nonnull String namespace) {
             this.namespace = requireName(NAMESPACE, namespace);
             return this;
         }
 
-        /** The store methods use unless their annotation names another. */
+        /**
+         * Sets the store methods use unless their annotation names another.
+         *
+         * @param name a store's name: a registered instance's, a provider's, or a provider class name
+         * @return this builder
+         */
         public Builder defaultStore(@Nonnull String name) {
             this.defaultStore = Objects.requireNonNull(name, STORE).trim();
             if (defaultStore.isEmpty()) {
@@ -245,41 +278,80 @@ public final class IdemSettings {
         /**
          * Registers a store instance under {@code name}; it serves methods whose store has that name (the default
          * store too, if named so). The caller keeps ownership: closing the engine does not close it.
+         *
+         * @param name  1-64 letters, digits, {@code . _ -}
+         * @param store the store
+         * @return this builder
          */
         public Builder store(@Nonnull String name, @Nonnull IdempotencyStore store) {
             stores.put(requireName("store name", name), Objects.requireNonNull(store, "store"));
             return this;
         }
 
-        /** {@code FAIL_OPEN} makes every method run unprotected when the store is down. */
+        /**
+         * Sets what methods do while the store is down; {@code FAIL_OPEN} makes every method run unprotected then.
+         *
+         * @param onStoreError the engine-wide default
+         * @return this builder
+         */
         public Builder onStoreError(@Nonnull OnStoreError onStoreError) {
             this.onStoreError = Objects.requireNonNull(onStoreError, ON_STORE_ERROR);
             return this;
         }
 
-        /** The clock records are stamped with (tests move it instead of sleeping). */
+        /**
+         * Sets the clock records are stamped with (tests move it instead of sleeping).
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(@Nonnull Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
-        /** A store's own setting, {@code idem.<store>.<name>}. */
+        /**
+         * Adds a store's own setting.
+         *
+         * @param key   {@code idem.<store>.<name>}
+         * @param value its value
+         * @return this builder
+         */
         public Builder property(@Nonnull String key, @Nonnull String value) {
             properties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
             return this;
         }
 
+        /**
+         * Adds a listener, which receives every event of the engine.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
         public Builder listener(@Nonnull IdempotencyListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 
+        /**
+         * Adds a key canonicaliser, which encodes key values of its type.
+         *
+         * @param canonicalizer the canonicaliser
+         * @return this builder
+         */
         public Builder canonicalizer(@Nonnull KeyCanonicalizer<?> canonicalizer) {
             canonicalizers.add(Objects.requireNonNull(canonicalizer, "canonicalizer"));
             return this;
         }
 
-        /** How often, and with what first pause (doubling), saving a result is tried. */
+        /**
+         * Sets how often, and with what first pause (doubling), saving a result is tried.
+         *
+         * @param attempts     at least 1
+         * @param firstBackoff the pause after the first failed attempt; not negative
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the bad value
+         */
         public Builder completionRetry(int attempts, @Nonnull Duration firstBackoff) {
             if (attempts < 1) {
                 throw new IdempotencyConfigurationException("completion attempts must be at least 1: " + attempts);
@@ -299,6 +371,7 @@ public final class IdemSettings {
             return this;
         }
 
+        /** {@return the settings} */
         public IdemSettings build() {
             return new IdemSettings(this);
         }

@@ -10,5 +10,10 @@ package dev.idem.core;
  */
 @FunctionalInterface
 public interface IdempotencyListener {
+    /**
+     * Receives one event.
+     *
+     * @param event what happened, to which operation and key
+     */
     void onEvent(IdempotencyEvent event);
 }

@@ -59,17 +59,22 @@ public final class IdempotencyPolicy {
         this.coalesce = b.coalesce;
     }
 
-    /** A builder starting from the annotation's defaults. */
+    /** {@return a builder starting from the annotation's defaults} */
     public static Builder custom() {
         return new Builder();
     }
 
-    /** A builder starting from {@code base}. */
+    /**
+     * Starts a builder from an existing policy, to change some of its attributes.
+     *
+     * @param base the policy whose attributes the builder starts with
+     * @return a builder starting from {@code base}
+     */
     public static Builder from(IdempotencyPolicy base) {
         return new Builder(base);
     }
 
-    /** The annotation's defaults: ttl 1h, lease 30s, wait up to 10s, fail closed, coalesce. */
+    /** {@return the annotation's defaults: ttl 1h, lease 30s, wait up to 10s, fail closed, coalesce} */
     public static IdempotencyPolicy ofDefaults() {
         return custom().build();
     }
@@ -77,7 +82,9 @@ public final class IdempotencyPolicy {
     /**
      * The policy {@code annotation} declares.
      *
-     * @param operation how errors name the method, {@code com.acme.Pipeline#generate}
+     * @param annotation the method's annotation
+     * @param operation  how errors name the method, {@code com.acme.Pipeline#generate}
+     * @return the validated policy
      * @throws IdempotencyConfigurationException for any bad attribute
      */
     public static IdempotencyPolicy from(Idempotent annotation, String operation) {
@@ -104,72 +111,85 @@ public final class IdempotencyPolicy {
         return b.build();
     }
 
-    /** How errors and events name this operation. */
+    /** {@return how errors and events name this operation} */
     public String operation() {
         return operation;
     }
 
-    /** The scope template; empty means the operation's name. */
+    /** {@return the scope template; empty means the operation's name} */
     public String scope() {
         return scope;
     }
 
-    /** Key parameter names with optional property paths; empty means "marked parameters, else all". */
+    /** {@return the key parameters' names with optional property paths; empty means "marked parameters, else all"} */
     public List<String> key() {
         return key;
     }
 
-    /** The deduplication window; {@link Duration#ZERO} means none (the ttl is the horizon). */
+    /** {@return the deduplication window; {@link Duration#ZERO} means none (the ttl is the horizon)} */
     public Duration window() {
         return window;
     }
 
+    /** {@return whether the window slides or is aligned to calendar buckets} */
     public WindowAlignment windowAlignment() {
         return windowAlignment;
     }
 
+    /** {@return the zone {@code FIXED} windows align to} */
     public ZoneId zone() {
         return zone;
     }
 
+    /** {@return how long a completed record and its result are kept} */
     public Duration ttl() {
         return ttl;
     }
 
+    /** {@return how long an execution owns its key between renewals} */
     public Duration lease() {
         return lease;
     }
 
+    /** {@return what a caller does while another execution runs the key} */
     public OnInProgress onInProgress() {
         return onInProgress;
     }
 
+    /** {@return how long a waiting caller waits for the other execution} */
     public Duration waitTimeout() {
         return waitTimeout;
     }
 
+    /** {@return what happens when the store cannot be reached before the call} */
     public OnStoreError onStoreError() {
         return onStoreError;
     }
 
-    /** How long a failure is remembered and replayed; {@link Duration#ZERO} means failures are not remembered. */
+    /**
+     * {@return how long a failure is remembered and replayed; {@link Duration#ZERO} means failures are not
+     * remembered}
+     */
     public Duration failureTtl() {
         return failureTtl;
     }
 
+    /** {@return the exceptions recorded as failed for the full ttl and replayed} */
     public List<Class<? extends Throwable>> noRetryFor() {
         return noRetryFor;
     }
 
+    /** {@return the version in every key of the operation} */
     public String version() {
         return version;
     }
 
-    /** The store's name; empty means the engine's default store. */
+    /** {@return the store's name; empty means the engine's default store} */
     public String store() {
         return store;
     }
 
+    /** {@return whether concurrent identical calls in one JVM share one execution} */
     public boolean coalesce() {
         return coalesce;
     }
@@ -223,17 +243,35 @@ public final class IdempotencyPolicy {
             coalesce = p.coalesce;
         }
 
-        /** How errors name the operation; set first so that the other setters' errors carry it. */
+        /**
+         * Sets how errors name the operation; set it first so that the other setters' errors carry it.
+         *
+         * @param name such as {@code com.acme.Pipeline#generate}
+         * @return this builder
+         */
         public Builder operation(@Nonnull String name) {
             this.operation = Objects.requireNonNull(name, "operation");
             return this;
         }
 
+        /**
+         * Sets the scope template, as {@link Idempotent#scope()}.
+         *
+         * @param scope the template; empty for the operation's name
+         * @return this builder
+         */
         public Builder scope(@Nonnull String scope) {
             this.scope = Objects.requireNonNull(scope, "scope").trim();
             return this;
         }
 
+        /**
+         * Sets the key parameters, as {@link Idempotent#key()}.
+         *
+         * @param names parameter names with optional property paths
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder key(@Nonnull String... names) {
             for (String name : names) {
                 if (name == null || name.isBlank()) {
@@ -244,20 +282,47 @@ public final class IdempotencyPolicy {
             return this;
         }
 
+        /**
+         * Sets the deduplication window, as {@link Idempotent#window()}.
+         *
+         * @param window a duration such as {@code 5m}
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder window(@Nonnull String window) {
             return window(parse("window", window));
         }
 
+        /**
+         * Sets the deduplication window; {@link Duration#ZERO} for none.
+         *
+         * @param window not negative
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder window(@Nonnull Duration window) {
             this.window = nonNegative("window", window);
             return this;
         }
 
+        /**
+         * Sets the window's alignment, as {@link Idempotent#windowAlignment()}.
+         *
+         * @param alignment sliding or fixed
+         * @return this builder
+         */
         public Builder windowAlignment(@Nonnull WindowAlignment alignment) {
             this.windowAlignment = Objects.requireNonNull(alignment, "windowAlignment");
             return this;
         }
 
+        /**
+         * Sets the zone {@code FIXED} windows align to, as {@link Idempotent#zone()}.
+         *
+         * @param zone a region such as {@code Asia/Tokyo} or an offset such as {@code +09:00}
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder zone(@Nonnull String zone) {
             try {
                 return zone(ZoneId.of(zone.trim()));
@@ -267,57 +332,137 @@ public final class IdempotencyPolicy {
             }
         }
 
+        /**
+         * Sets the zone {@code FIXED} windows align to.
+         *
+         * @param zone the zone
+         * @return this builder
+         */
         public Builder zone(@Nonnull ZoneId zone) {
             this.zone = Objects.requireNonNull(zone, "zone");
             return this;
         }
 
+        /**
+         * Sets how long a completed record is kept, as {@link Idempotent#ttl()}.
+         *
+         * @param ttl a duration such as {@code 24h}
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder ttl(@Nonnull String ttl) {
             return ttl(parse("ttl", ttl));
         }
 
+        /**
+         * Sets how long a completed record is kept.
+         *
+         * @param ttl longer than zero
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder ttl(@Nonnull Duration ttl) {
             this.ttl = positive("ttl", ttl);
             return this;
         }
 
+        /**
+         * Sets how long an execution owns its key between renewals, as {@link Idempotent#lease()}.
+         *
+         * @param lease a duration such as {@code 30s}
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder lease(@Nonnull String lease) {
             return lease(parse("lease", lease));
         }
 
+        /**
+         * Sets how long an execution owns its key between renewals.
+         *
+         * @param lease longer than zero
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder lease(@Nonnull Duration lease) {
             this.lease = positive("lease", lease);
             return this;
         }
 
+        /**
+         * Sets what a caller does while another execution runs the key, as {@link Idempotent#onInProgress()}.
+         *
+         * @param onInProgress wait or throw
+         * @return this builder
+         */
         public Builder onInProgress(@Nonnull OnInProgress onInProgress) {
             this.onInProgress = Objects.requireNonNull(onInProgress, "onInProgress");
             return this;
         }
 
+        /**
+         * Sets how long a waiting caller waits, as {@link Idempotent#waitTimeout()}.
+         *
+         * @param waitTimeout a duration such as {@code 10s}
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder waitTimeout(@Nonnull String waitTimeout) {
             return waitTimeout(parse("waitTimeout", waitTimeout));
         }
 
+        /**
+         * Sets how long a waiting caller waits.
+         *
+         * @param waitTimeout not negative
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder waitTimeout(@Nonnull Duration waitTimeout) {
             this.waitTimeout = nonNegative("waitTimeout", waitTimeout);
             return this;
         }
 
+        /**
+         * Sets what happens when the store cannot be reached, as {@link Idempotent#onStoreError()}.
+         *
+         * @param onStoreError fail closed or fail open
+         * @return this builder
+         */
         public Builder onStoreError(@Nonnull OnStoreError onStoreError) {
             this.onStoreError = Objects.requireNonNull(onStoreError, "onStoreError");
             return this;
         }
 
+        /**
+         * Sets how long a failure is remembered and replayed, as {@link Idempotent#failureTtl()}.
+         *
+         * @param failureTtl a duration such as {@code 10m}
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder failureTtl(@Nonnull String failureTtl) {
             return failureTtl(parse("failureTtl", failureTtl));
         }
 
+        /**
+         * Sets how long a failure is remembered and replayed.
+         *
+         * @param failureTtl longer than zero
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public Builder failureTtl(@Nonnull Duration failureTtl) {
             this.failureTtl = positive("failureTtl", failureTtl);
             return this;
         }
 
+        /**
+         * Sets the exceptions recorded as failed for the full ttl and replayed, as {@link Idempotent#noRetryFor()}.
+         *
+         * @param types exception types
+         * @return this builder
+         */
         @SafeVarargs
         public final Builder noRetryFor(@Nonnull Class<? extends Throwable>... types) {
             List<Class<? extends Throwable>> copy = new java.util.ArrayList<>(types.length);
@@ -328,22 +473,46 @@ public final class IdempotencyPolicy {
             return this;
         }
 
+        /**
+         * Sets the version in every key, as {@link Idempotent#version()}.
+         *
+         * @param version any text; empty by default
+         * @return this builder
+         */
         public Builder version(@Nonnull String version) {
             this.version = Objects.requireNonNull(version, "version");
             return this;
         }
 
+        /**
+         * Sets the store by name, as {@link Idempotent#store()}.
+         *
+         * @param store a store's name; empty for the engine's default
+         * @return this builder
+         */
         public Builder store(@Nonnull String store) {
             this.store = Objects.requireNonNull(store, "store").trim();
             return this;
         }
 
+        /**
+         * Sets whether concurrent identical calls in one JVM share one execution, as {@link Idempotent#coalesce()}.
+         *
+         * @param coalesce true to share
+         * @return this builder
+         */
         public Builder coalesce(boolean coalesce) {
             this.coalesce = coalesce;
             return this;
         }
 
-        /** The policy; checks the rules that involve several attributes (ttl >= window, FIXED needs a window). */
+        /**
+         * Builds the policy, checking the rules that involve several attributes (ttl &gt;= window, FIXED needs a
+         * window).
+         *
+         * @return the policy
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
         public IdempotencyPolicy build() {
             if (ttl.compareTo(window) < 0) {
                 throw error("ttl", ttl.toString(), "is shorter than window = \"" + window + "\"; the record must be"

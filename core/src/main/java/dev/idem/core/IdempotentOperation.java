@@ -32,6 +32,9 @@ public final class IdempotentOperation<T> {
      * Runs {@code body} once per distinct {@code keyValues} (within the window and ttl) and returns its result,
      * or the stored result of an earlier identical call.
      *
+     * @param body      the work, run at most once per key
+     * @param keyValues the values that identify the call, encoded into its key
+     * @return what {@code body} returned, now or for an earlier identical call
      * @throws Exception what {@code body} throws, unchanged, or an {@link IdempotencyException}
      */
     @SuppressWarnings("unchecked")
@@ -45,6 +48,7 @@ public final class IdempotentOperation<T> {
         }
     }
 
+    /** {@return the policy the operation was created with} */
     public IdempotencyPolicy policy() {
         return plan.policy();
     }

@@ -38,7 +38,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private final AtomicLong tokens = new AtomicLong();
     private volatile boolean closed;
 
-    /** A store stamping records with {@code clock}. */
+    /**
+     * A store stamping records with {@code clock}.
+     *
+     * @param clock the clock records are stamped with and expire by
+     */
     public InMemoryIdempotencyStore(@Nonnull Clock clock) {
         this.clock = clock;
         this.records = Caffeine.newBuilder()

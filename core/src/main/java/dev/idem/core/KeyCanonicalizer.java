@@ -13,9 +13,14 @@ package dev.idem.core;
  */
 public interface KeyCanonicalizer<T> {
 
-    /** The type handled. */
+    /** {@return the type handled} */
     Class<T> type();
 
-    /** A deterministic, encodable stand-in for {@code value}. */
+    /**
+     * Gives the stand-in encoded in place of {@code value}.
+     *
+     * @param value a key argument of the handled type
+     * @return a deterministic, encodable stand-in for {@code value}
+     */
     Object canonicalize(T value);
 }

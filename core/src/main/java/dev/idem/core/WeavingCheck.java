@@ -39,7 +39,12 @@ public final class WeavingCheck {
     private WeavingCheck() {
     }
 
-    /** The {@code @Idempotent} methods declared by {@code classes} that are not woven. */
+    /**
+     * Lists the {@code @Idempotent} methods declared by {@code classes} that are not woven.
+     *
+     * @param classes the classes to inspect
+     * @return their unwoven {@code @Idempotent} methods; empty when all are woven
+     */
     public static List<Method> unwovenMethods(@Nonnull Class<?>... classes) {
         List<Method> unwoven = new ArrayList<>();
         for (Class<?> c : classes) {
@@ -55,6 +60,7 @@ public final class WeavingCheck {
     /**
      * Throws when any {@code @Idempotent} method of {@code classes} is not woven.
      *
+     * @param classes the classes to inspect
      * @throws IdempotencyConfigurationException listing each such method and how to weave it
      */
     public static void requireWoven(@Nonnull Class<?>... classes) {
@@ -71,6 +77,10 @@ public final class WeavingCheck {
     /**
      * Throws when any {@code @Idempotent} method of a class in {@code packages} (and their sub-packages) on
      * {@code loader}'s class path is not woven. Classes are loaded but not initialised.
+     *
+     * @param loader   the class loader whose class path is searched
+     * @param packages package names, such as {@code com.example}
+     * @throws IdempotencyConfigurationException listing each such method and how to weave it
      */
     public static void requireWovenPackages(@Nonnull ClassLoader loader, @Nonnull String... packages) {
         List<Class<?>> classes = new ArrayList<>();
@@ -86,7 +96,12 @@ public final class WeavingCheck {
         requireWoven(classes.toArray(new Class<?>[0]));
     }
 
-    /** Whether AspectJ wove its around advice into {@code method}, or the Idem agent instrumented it. */
+    /**
+     * Tells whether AspectJ wove its around advice into {@code method}, or the Idem agent instrumented it.
+     *
+     * @param method an {@code @Idempotent} method
+     * @return true when calls to it go through the engine
+     */
     public static boolean isWoven(@Nonnull Method method) {
         if (InstrumentedTypes.contains(method.getDeclaringClass())) {
             return true;
