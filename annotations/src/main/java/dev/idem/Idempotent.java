@@ -91,4 +91,16 @@ public @interface Idempotent {
 
     /** {@return whether concurrent identical calls in this JVM share one execution} */
     boolean coalesce() default true;
+
+    /**
+     * {@return the codec that stores this method's results, by name ({@code json}, {@code java}); empty means the
+     * configured default ({@code idem.codec}, else the highest-priority codec on the class path)}
+     */
+    String codec() default "";
+
+    /**
+     * {@return what a call does with a stored result that the current code cannot decode (its class changed
+     * incompatibly in a new release)}
+     */
+    OnUndecodable onUndecodable() default OnUndecodable.FAIL;
 }

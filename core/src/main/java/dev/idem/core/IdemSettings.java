@@ -32,6 +32,8 @@ import java.util.regex.Pattern;
  *       meet</td></tr>
  *   <tr><td>{@code idem.store}</td><td>{@code memory}</td><td>the default store: a provider's name or an
  *       {@code IdempotencyStoreProvider} class name</td></tr>
+ *   <tr><td>{@code idem.codec}</td><td>{@code json} if idem-codec-jackson is on the class path, else
+ *       {@code java}</td><td>the default result codec</td></tr>
  *   <tr><td>{@code idem.onStoreError}</td><td>{@code fail-closed}</td><td>{@code fail-open} lets every method run
  *       unprotected when the store is down</td></tr>
  *   <tr><td>{@code idem.<store>.*}</td><td></td><td>handed to that store's provider</td></tr>
@@ -42,12 +44,18 @@ public final class IdemSettings {
     public static final String NAMESPACE = "idem.namespace";
     /** The key of the default store's name, {@value}. */
     public static final String STORE = "idem.store";
+    /**
+     * The key of the default result codec's name, {@value}: {@code json}, {@code java}, or unset for the
+     * highest-priority codec on the class path.
+     */
+    public static final String CODEC = "idem.codec";
     /** The key of what happens while the store is down, {@value}: {@code fail-closed} or {@code fail-open}. */
     public static final String ON_STORE_ERROR = "idem.onStoreError";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     private final String namespace;
     private final String defaultStore;
+    private final String defaultCodec;
     private final OnStoreError onStoreError;
     private final Clock clock;
     private final Map<String, IdempotencyStore> stores;
@@ -61,6 +69,7 @@ public final class IdemSettings {
     private IdemSettings(Builder b) {
         this.namespace = b.namespace;
         this.defaultStore = b.defaultStore;
+        this.defaultCodec = b.defaultCodec;
         this.onStoreError = b.onStoreError;
         this.clock = b.clock;
         this.stores = Map.copyOf(b.stores);
@@ -154,11 +163,14 @@ public final class IdemSettings {
                 case ON_STORE_ERROR:
                     builder.onStoreError(parseOnStoreError(value));
                     break;
+                case CODEC:
+                    builder.defaultCodec(value);
+                    break;
                 default:
                     if (!key.startsWith("idem.") || key.indexOf('.', 5) < 0) {
                         throw new IdempotencyConfigurationException("unknown configuration key " + key + " = \""
-                                + value + "\"; known keys are " + NAMESPACE + ", " + STORE + ", " + ON_STORE_ERROR
-                                + " and idem.<store>.* for a store's own settings");
+                                + value + "\"; known keys are " + NAMESPACE + ", " + STORE + ", " + CODEC + ", "
+                                + ON_STORE_ERROR + " and idem.<store>.* for a store's own settings");
                     }
                     builder.property(key, value);
             }
@@ -186,6 +198,14 @@ public final class IdemSettings {
     /** {@return the name of the store methods use unless their annotation names another} */
     public String defaultStore() {
         return defaultStore;
+    }
+
+    /**
+     * {@return the name of the codec methods use unless their annotation names another; empty means the
+     * highest-priority codec on the class path ({@code json} when idem-codec-jackson is there, else {@code java})}
+     */
+    public String defaultCodec() {
+        return defaultCodec;
     }
 
     /** {@return what every method does while the store is down, unless its annotation says otherwise} */
@@ -236,6 +256,7 @@ public final class IdemSettings {
     public static final class Builder {
         private String namespace = "default";
         private String defaultStore = "memory";
+        private String defaultCodec = "";
         private OnStoreError onStoreError = OnStoreError.FAIL_CLOSED;
         private Clock clock = Clock.systemUTC();
         private final Map<String, IdempotencyStore> stores = new LinkedHashMap<>();
@@ -272,6 +293,18 @@ public final class IdemSettings {
             if (defaultStore.isEmpty()) {
                 throw new IdempotencyConfigurationException(STORE + " = \"" + name + "\" is empty");
             }
+            return this;
+        }
+
+        /**
+         * Sets the result codec methods use unless their annotation names another.
+         *
+         * @param name a codec's name such as {@code json} or {@code java}; empty for the highest-priority codec on
+         *             the class path
+         * @return this builder
+         */
+        public Builder defaultCodec(@Nonnull String name) {
+            this.defaultCodec = Objects.requireNonNull(name, CODEC).trim();
             return this;
         }
 

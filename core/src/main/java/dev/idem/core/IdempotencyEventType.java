@@ -26,10 +26,16 @@ public enum IdempotencyEventType {
     /** The work happened but its result could not be stored; the record stays in progress until its lease passes. */
     INDETERMINATE,
     /**
-     * The method ran but its result could not be encoded for the store; the claim was released with its token, so
-     * the next identical call runs the method again. The caller that ran it got its result.
+     * The method ran but its result could not be encoded for the store. The caller that ran it got its result; the
+     * record was finished as FAILED for the ttl, so duplicates get {@code IdempotencyResultNotStoredException} at
+     * once and the work is not repeated by accident.
      */
     RESULT_NOT_STORED,
+    /**
+     * A stored result could not be decoded by the current code (its class changed, another codec wrote it). With
+     * {@code onUndecodable = FAIL} the call was refused; with {@code RUN_AGAIN} the method ran again.
+     */
+    RESULT_UNREADABLE,
     /** The store failed before the call and the method ran unprotected ({@code FAIL_OPEN}). */
     FAIL_OPEN,
     /** The store failed and the call was refused ({@code FAIL_CLOSED}). */

@@ -4,6 +4,7 @@ import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
 import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
+import dev.idem.OnUndecodable;
 import dev.idem.WindowAlignment;
 import dev.idem.core.internal.DurationParser;
 import jakarta.annotation.Nonnull;
@@ -39,6 +40,8 @@ public final class IdempotencyPolicy {
     private final String version;
     private final String store;
     private final boolean coalesce;
+    private final String codec;
+    private final OnUndecodable onUndecodable;
 
     private IdempotencyPolicy(Builder b) {
         this.operation = b.operation;
@@ -57,6 +60,8 @@ public final class IdempotencyPolicy {
         this.version = b.version;
         this.store = b.store;
         this.coalesce = b.coalesce;
+        this.codec = b.codec;
+        this.onUndecodable = b.onUndecodable;
     }
 
     /** {@return a builder starting from the annotation's defaults} */
@@ -101,7 +106,9 @@ public final class IdempotencyPolicy {
                 .noRetryFor(annotation.noRetryFor())
                 .version(annotation.version())
                 .store(annotation.store())
-                .coalesce(annotation.coalesce());
+                .coalesce(annotation.coalesce())
+                .codec(annotation.codec())
+                .onUndecodable(annotation.onUndecodable());
         if (!annotation.window().isEmpty()) {
             b.window(annotation.window());
         }
@@ -194,12 +201,23 @@ public final class IdempotencyPolicy {
         return coalesce;
     }
 
+    /** {@return the result codec's name; empty means the engine's default codec} */
+    public String codec() {
+        return codec;
+    }
+
+    /** {@return what a call does with a stored result the current code cannot decode} */
+    public OnUndecodable onUndecodable() {
+        return onUndecodable;
+    }
+
     @Override
     public String toString() {
         return "IdempotencyPolicy[" + operation + ", scope=" + scope + ", window=" + window + " "
                 + windowAlignment + ", ttl=" + ttl + ", lease=" + lease + ", onInProgress=" + onInProgress
                 + ", waitTimeout=" + waitTimeout + ", onStoreError=" + onStoreError + ", failureTtl=" + failureTtl
-                + ", store=" + (store.isEmpty() ? "(default)" : store) + ", coalesce=" + coalesce + "]";
+                + ", store=" + (store.isEmpty() ? "(default)" : store) + ", coalesce=" + coalesce
+                + ", codec=" + (codec.isEmpty() ? "(default)" : codec) + ", onUndecodable=" + onUndecodable + "]";
     }
 
     /** Builds an {@link IdempotencyPolicy}; each setter rejects a bad value at once, naming the attribute. */
@@ -220,6 +238,8 @@ public final class IdempotencyPolicy {
         private String version = "";
         private String store = "";
         private boolean coalesce = true;
+        private String codec = "";
+        private OnUndecodable onUndecodable = OnUndecodable.FAIL;
 
         private Builder() {
         }
@@ -241,6 +261,8 @@ public final class IdempotencyPolicy {
             version = p.version;
             store = p.store;
             coalesce = p.coalesce;
+            codec = p.codec;
+            onUndecodable = p.onUndecodable;
         }
 
         /**
@@ -503,6 +525,29 @@ public final class IdempotencyPolicy {
          */
         public Builder coalesce(boolean coalesce) {
             this.coalesce = coalesce;
+            return this;
+        }
+
+        /**
+         * Sets the result codec by name, as {@link Idempotent#codec()}.
+         *
+         * @param codec a codec's name such as {@code json}; empty for the engine's default
+         * @return this builder
+         */
+        public Builder codec(@Nonnull String codec) {
+            this.codec = Objects.requireNonNull(codec, "codec").trim();
+            return this;
+        }
+
+        /**
+         * Sets what a call does with a stored result the current code cannot decode, as
+         * {@link Idempotent#onUndecodable()}.
+         *
+         * @param onUndecodable FAIL (the default) or RUN_AGAIN
+         * @return this builder
+         */
+        public Builder onUndecodable(@Nonnull OnUndecodable onUndecodable) {
+            this.onUndecodable = Objects.requireNonNull(onUndecodable, "onUndecodable");
             return this;
         }
 

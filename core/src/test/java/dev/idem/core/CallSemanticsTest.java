@@ -561,7 +561,8 @@ class CallSemanticsTest {
         IdempotencyRecord record = fx.store.get(key).orElseThrow();
         // Poison the store: the same key now holds a serialized object of a class the method never returns.
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        bytes.write(1);
+        bytes.write(new byte[] {'I', 4, 'j', 'a', 'v', 'a', 1}); // the java codec's header, format 1
+        bytes.write(1); // its serialized form
         try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
             out.writeObject(new Gadget());
         }
@@ -574,7 +575,8 @@ class CallSemanticsTest {
             Pipeline fresh = new Pipeline();
             IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
                     () -> victim.call(fresh, "generate", "rust", 1));
-            assertTrue(e.getMessage().contains("refused"), e.getMessage());
+            assertTrue(e.getMessage().contains("cannot be decoded") && e.getMessage().contains("REJECTED"),
+                    e.getMessage());
             assertEquals(0, fresh.runs.get());
             assertFalse(Gadget.deserialized, "the refused class's readObject never ran");
         }

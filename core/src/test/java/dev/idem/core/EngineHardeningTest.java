@@ -5,6 +5,7 @@ import dev.idem.IdempotencyInProgressException;
 import dev.idem.IdempotencyKey;
 import dev.idem.IdempotencyKeyException;
 import dev.idem.IdempotencyReentryException;
+import dev.idem.IdempotencyResultNotStoredException;
 import dev.idem.Idempotent;
 import dev.idem.OnInProgress;
 import dev.idem.store.ClaimOutcome;
@@ -280,22 +281,29 @@ class EngineHardeningTest {
     class WhenTheResultCannotBeStored {
 
         @Test
-        void theCallerWhoRanTheMethodGetsItsResultAndTheKeyIsReleased() throws Throwable {
+        void theCallerWhoRanTheMethodGetsItsResultAndDuplicatesAreToldAtOnce() throws Throwable {
             EngineFixture fx = fixture();
 
             TooDeep first = (TooDeep) fx.call(service, "deep", "rust");
 
             assertEquals("rust", first.topic, "the work happened, so its caller gets the result");
             IdempotencyEvent event = fx.last(IdempotencyEventType.RESULT_NOT_STORED);
-            assertTrue(event.detail().contains("released"), event.detail());
+            assertTrue(event.detail().contains("recorded as FAILED"), event.detail());
             assertInstanceOf(StackOverflowError.class, event.cause());
-            assertEquals(Optional.empty(), fx.store.get(event.key()), "the key is never left in progress");
+            assertEquals(RecordState.FAILED, fx.store.get(event.key()).orElseThrow().state(),
+                    "the key is never left in progress");
             assertEquals(0, fx.engine.inFlightCount());
 
-            // The next call finds the key absent and runs: it neither waits for a dead claim nor hangs.
+            // A duplicate neither waits for a dead claim nor runs the side effect again: it is told at once.
+            IdempotencyResultNotStoredException e = assertThrows(IdempotencyResultNotStoredException.class,
+                    () -> fx.call(service, "deep", "rust"));
+            assertTrue(e.getMessage().contains(event.key()) && e.getMessage().contains("succeeded"), e.getMessage());
+            assertEquals(1, service.runs.get());
+            assertEquals(0, fx.count(IdempotencyEventType.IN_PROGRESS));
+
+            fx.clock.advance(Duration.ofMinutes(67)); // past the ttl (1h) and its jitter: it may run again
             assertEquals("rust", ((TooDeep) fx.call(service, "deep", "rust")).topic);
             assertEquals(2, service.runs.get());
-            assertEquals(0, fx.count(IdempotencyEventType.IN_PROGRESS));
         }
 
         @Test
@@ -310,12 +318,11 @@ class EngineHardeningTest {
             assertEquals("rust", ((TooDeep) await(first)).topic);
             assertEquals(0, fx.engine.inFlightCount(), "the in-flight entry is removed");
             IdempotencyEvent event = fx.last(IdempotencyEventType.RESULT_NOT_STORED);
-            assertEquals(Optional.empty(), fx.store.get(event.key()));
+            assertEquals(RecordState.FAILED, fx.store.get(event.key()).orElseThrow().state());
 
-            service.upstream = CompletableFuture.completedFuture(new TooDeep("rust"));
-            CompletableFuture<?> second = (CompletableFuture<?>) fx.call(service, "deepAsync", "rust");
-            assertEquals("rust", ((TooDeep) await(second)).topic);
-            assertEquals(2, service.runs.get());
+            assertThrows(IdempotencyResultNotStoredException.class, () -> fx.call(service, "deepAsync", "rust"),
+                    "a duplicate is told at once, never handed a future that does not complete");
+            assertEquals(1, service.runs.get());
         }
     }
 

@@ -8,6 +8,7 @@ import dev.idem.IdempotencyReentryException;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
+import dev.idem.OnUndecodable;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.Invocation;
 import dev.idem.internal.ContextSlot;
@@ -271,6 +272,7 @@ public final class CallRunner implements AutoCloseable {
         }
         long deadline = System.nanoTime() + plan.policy.waitTimeout().toNanos();
         long pause = FIRST_POLL_NANOS;
+        String unreadable = null; // why the record being superseded could not be read (onUndecodable = RUN_AGAIN)
         while (true) {
             if (outcome instanceof ClaimOutcome.Acquired) {
                 ClaimOutcome.Acquired acquired = (ClaimOutcome.Acquired) outcome;
@@ -280,7 +282,13 @@ public final class CallRunner implements AutoCloseable {
                     if (replaced.state() == RecordState.IN_PROGRESS) {
                         startedAt = replaced.startedAt().toEpochMilli(); // the window counts from the first start
                     }
-                    reportReplaced(plan, keyText, acquired);
+                    if (unreadable != null && replaced.state() == RecordState.COMPLETED) {
+                        events.emit(IdempotencyEventType.RESULT_UNREADABLE, plan.operation, keyText,
+                                acquired.fencingToken(), "the stored result could not be decoded (" + unreadable
+                                        + "); onUndecodable = RUN_AGAIN, so the method runs again");
+                    } else {
+                        reportReplaced(plan, keyText, acquired);
+                    }
                 }
                 return execution.run(plan, key, keyText, payload, acquired.fencingToken(), startedAt, body);
             }
@@ -290,7 +298,23 @@ public final class CallRunner implements AutoCloseable {
             }
             switch (record.state()) {
                 case COMPLETED:
-                    return replay(plan, key, keyText, payload, record);
+                    try {
+                        return replay(plan, key, keyText, payload, record);
+                    } catch (StoredResults.UnreadableResultException e) {
+                        if (plan.policy.onUndecodable() != OnUndecodable.RUN_AGAIN) {
+                            throw unreadable(plan, keyText, record, e);
+                        }
+                        unreadable = e.getMessage();
+                        try {
+                            // A window of a millisecond supersedes the finished record in one atomic claim, so of
+                            // many callers meeting the unreadable record exactly one runs the method again.
+                            outcome = plan.store.claim(new ClaimRequest(keyText, payloadHex, owner,
+                                    plan.policy.lease(), Duration.ofMillis(1)));
+                        } catch (RuntimeException storeDown) {
+                            throw storeError(plan, keyText, "while superseding an unreadable result", storeDown);
+                        }
+                        continue;
+                    }
                 case FAILED:
                     events.emit(IdempotencyEventType.FAILURE_REPLAYED, plan.operation, keyText,
                             record.fencingToken(), "a remembered failure");
@@ -311,8 +335,9 @@ public final class CallRunner implements AutoCloseable {
         }
     }
 
-    private Object replay(OperationPlan plan, CallKey key, String keyText, byte[] payload, IdempotencyRecord record) {
-        Object stored = plan.codec.decode(record.result(), keyText);
+    private Object replay(OperationPlan plan, CallKey key, String keyText, byte[] payload, IdempotencyRecord record)
+            throws StoredResults.UnreadableResultException {
+        Object stored = plan.codec.decode(record.result());
         Object value = plan.returnKind == ReturnKind.OPTIONAL ? Optional.ofNullable(stored)
                 : plan.returnKind == ReturnKind.VOID ? null : stored;
         local.put(key, new LocalResults.Entry(plan.id, value, payload,
@@ -341,6 +366,18 @@ public final class CallRunner implements AutoCloseable {
             return shared;
         }
         throw storeError(plan, keyText, "before the call; the method did not run (onStoreError = FAIL_CLOSED)", e);
+    }
+
+    /** The record's result cannot be decoded and the method may not run again: say what, when, and how to clear. */
+    private IdempotencyStoreException unreadable(OperationPlan plan, String keyText, IdempotencyRecord record,
+                                                 StoredResults.UnreadableResultException e) {
+        events.emit(IdempotencyEventType.RESULT_UNREADABLE, plan.operation, keyText, record.fencingToken(),
+                "refused: " + e.getMessage(), e);
+        return new IdempotencyStoreException(plan.operation + ": the stored result of key " + keyText + " (the"
+                + " execution completed at " + record.completedAt() + ", kept until " + record.expiresAt() + ") cannot"
+                + " be decoded: " + e.getMessage() + ". The operation did run, so it is not run again by default."
+                + " To clear it, delete the record (IdempotencyStore.delete(\"" + keyText + "\")) or let it expire;"
+                + " if running the method twice is safe, set @Idempotent(onUndecodable = RUN_AGAIN).", e);
     }
 
     private IdempotencyStoreException storeError(OperationPlan plan, String keyText, String when,

@@ -1,6 +1,7 @@
 package dev.idem.core.internal;
 
 import dev.idem.IdempotencyContext;
+import dev.idem.IdempotencyResultNotStoredException;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.Invocation;
 import dev.idem.internal.ContextSlot;
@@ -21,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * <h2>The claim is always finished</h2>
  * Whatever happens after the claim, the record ends in a state SEMANTICS.md documents, written with the claim's
  * fencing token: COMPLETED with the result; released (or FAILED, for remembered failures) when the method threw;
- * released when the method ran but its result cannot be encoded, even when encoding throws an {@link Error}. Only
+ * FAILED for the ttl when the method ran but its result cannot be encoded, even when encoding throws an
+ * {@link Error}, so the work is not repeated by accident. Only
  * a store that cannot be reached leaves the record in progress until its lease passes, and that is reported
  * (INDETERMINATE). Nothing thrown while saving reaches the caller who ran the method: the work happened, so it gets
  * its result.
@@ -125,7 +127,7 @@ final class ClaimedExecution {
         try {
             bytes = plan.codec.encode(stored);
         } catch (Throwable e) { // even an Error (a stack overflow in a deep value): the caller still gets its result
-            releaseUnstorable(plan, keyText, token, e);
+            recordUnstorable(plan, keyText, token, e);
             return;
         }
         long backoff = completionBackoff.toNanos();
@@ -153,18 +155,41 @@ final class ClaimedExecution {
         }
     }
 
-    /** The result cannot be encoded: release the claim so the key is never left in progress, and say so. */
-    private void releaseUnstorable(OperationPlan plan, String keyText, long token, Throwable why) {
-        String what = "the method ran but its result could not be encoded (" + why + ")";
+    /**
+     * The method ran but its result cannot be encoded. The key must not sit in progress, and running the method again
+     * would repeat its side effect, so the record is finished as FAILED for the full ttl with an
+     * {@link IdempotencyResultNotStoredException} that duplicates get at once. If even that cannot be written, the
+     * claim is released.
+     */
+    private void recordUnstorable(OperationPlan plan, String keyText, long token, Throwable why) {
+        String what = "the method ran and succeeded, but its result could not be encoded with the '"
+                + plan.codec.codecName() + "' codec (" + why + ")";
         try {
-            boolean released = plan.store.release(keyText, token);
-            events.emit(IdempotencyEventType.RESULT_NOT_STORED, plan.operation, keyText, token, what
-                    + (released ? "; the claim was released, so the next identical call runs the method again"
-                    : "; another caller had already taken the key over"), why);
+            IdempotencyResultNotStoredException answer = new IdempotencyResultNotStoredException(plan.operation
+                    + ": key " + keyText + " ran at " + clock.instant() + " and succeeded, but its result could not"
+                    + " be stored (" + why + "); this answer is kept for ttl = " + plan.policy.ttl() + " so the work"
+                    + " is not repeated by accident. Delete the record to run the method again, and declare a"
+                    + " result type the codec can store.");
+            if (plan.store.fail(keyText, token, plan.failureCodec.encode(answer), plan.policy.ttl())) {
+                events.emit(IdempotencyEventType.RESULT_NOT_STORED, plan.operation, keyText, token, what
+                        + "; recorded as FAILED for the ttl, so duplicates get IdempotencyResultNotStoredException",
+                        why);
+            } else {
+                events.emit(IdempotencyEventType.LEASE_LOST, plan.operation, keyText, token, what
+                        + "; and another caller had already taken the key over", why);
+            }
         } catch (Throwable e) {
             e.addSuppressed(why);
-            events.emit(IdempotencyEventType.INDETERMINATE, plan.operation, keyText, token, what + ", and releasing"
-                    + " the claim failed too; the record stays in progress until its lease passes", e);
+            try {
+                plan.store.release(keyText, token);
+                events.emit(IdempotencyEventType.RESULT_NOT_STORED, plan.operation, keyText, token, what
+                        + "; recording that failed too, so the claim was released and the next call runs again", e);
+            } catch (Throwable released) {
+                released.addSuppressed(e);
+                events.emit(IdempotencyEventType.INDETERMINATE, plan.operation, keyText, token, what
+                        + ", and neither recording it nor releasing the claim worked; the record stays in progress"
+                        + " until its lease passes", released);
+            }
         }
     }
 

@@ -27,8 +27,8 @@ public final class EngineCore implements AutoCloseable {
         this.runner = new CallRunner(settings.clock(), new Events(settings.listeners()),
                 new LeaseHeartbeat(settings.clock(), scheduler), owner, settings.onStoreError(),
                 settings.completionAttempts(), settings.completionBackoff());
-        this.planner = new OperationPlanner(stores, settings.namespace(), Canonicalizers.of(settings.canonicalizers()),
-                runner::forgetPlan);
+        this.planner = new OperationPlanner(stores, new Codecs(settings.defaultCodec(), loader), settings.namespace(),
+                Canonicalizers.of(settings.canonicalizers()), runner::forgetPlan);
     }
 
     public OperationPlan plan(Method method) {

@@ -1,5 +1,6 @@
 package dev.idem.core.internal;
 
+import dev.idem.IdempotencyException;
 import dev.idem.IdempotencyFailureReplayException;
 import dev.idem.IdempotencyStoreException;
 
@@ -98,6 +99,9 @@ final class FailureCodec {
         }
         if (c.getClassLoader() == null && c.getName().startsWith("java.")) {
             return true;
+        }
+        if (IdempotencyException.class.isAssignableFrom(c) && c.getName().startsWith("dev.idem.")) {
+            return true; // Idem's own answers, such as "succeeded but its result could not be stored"
         }
         for (Class<?> base : allowedBases) {
             if (base.isAssignableFrom(c) && base != Throwable.class && base != Exception.class

@@ -30,7 +30,7 @@ public final class OperationPlan {
     /** The key covers exactly the payload, so a key match implies a payload match and needs no second hash. */
     final boolean payloadSameAsKey;
     final ReturnKind returnKind;
-    final ResultCodec codec;
+    final StoredResults codec;
     final FailureCodec failureCodec;
     final Canonicalizers canonicalizers;
     final long windowMillis;
@@ -39,7 +39,7 @@ public final class OperationPlan {
 
     OperationPlan(String operation, IdempotencyPolicy policy, IdempotencyStore store, String namespace,
                   ScopeTemplate scope, KeySource[] keySources, KeySource[] payloadSources, ReturnKind returnKind,
-                  ResultCodec codec, FailureCodec failureCodec, Canonicalizers canonicalizers) {
+                  StoredResults codec, FailureCodec failureCodec, Canonicalizers canonicalizers) {
         this.operation = operation;
         this.policy = policy;
         this.store = store;

@@ -4,13 +4,14 @@ import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyKey;
 import dev.idem.Idempotent;
 import dev.idem.Normalize;
+import dev.idem.codec.ResultCodecProvider;
+import dev.idem.codec.UnsupportedResultTypeException;
+import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.store.IdempotencyStore;
 
-import java.io.Serializable;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.lang.reflect.Parameter;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -31,6 +32,7 @@ public final class OperationPlanner {
     private final StoreRegistry stores;
     private final String namespace;
     private final Canonicalizers canonicalizers;
+    private final Codecs codecs;
     /**
      * Scope (or scope template) to the operation that uses it and its stored type, to catch collisions. Held by
      * names and a weak reference only, so a class loader that is discarded is not kept alive from here.
@@ -58,8 +60,10 @@ public final class OperationPlanner {
      * @param replacedPlans told the id of a plan whose operation was planned anew from a reloaded class, so what
      *                      the engine keeps for it can go
      */
-    OperationPlanner(StoreRegistry stores, String namespace, Canonicalizers canonicalizers, LongConsumer replacedPlans) {
+    OperationPlanner(StoreRegistry stores, Codecs codecs, String namespace, Canonicalizers canonicalizers,
+                     LongConsumer replacedPlans) {
         this.stores = stores;
+        this.codecs = codecs;
         this.namespace = namespace;
         this.canonicalizers = canonicalizers;
         this.replacedPlans = replacedPlans;
@@ -85,7 +89,7 @@ public final class OperationPlanner {
         List<Class<?>> failureTypes = new ArrayList<>(Arrays.asList(method.getExceptionTypes()));
         failureTypes.addAll(policy.noRetryFor());
         OperationPlan plan = new OperationPlan(operation, policy, store(operation, policy), namespace, scope, key,
-                payload, kind, new ResultCodec(operation, rawType(stored), DecodeAllowList.forType(stored), loader),
+                payload, kind, results(operation, policy, stored, loader),
                 new FailureCodec(operation, failureTypes, loader), canonicalizers);
         claimScope(scopeName, plan, stored, method.getDeclaringClass());
         return plan;
@@ -119,7 +123,7 @@ public final class OperationPlanner {
         KeySource[] values = {new KeySource(0, "values", PropertyPath.WHOLE, new Normalize[0])};
         OperationPlan plan = new OperationPlan(operation, policy, store(operation, policy), namespace,
                 ScopeTemplate.parse(policy.scope(), p -> null), values, values, kind,
-                new ResultCodec(operation, rawType(stored), DecodeAllowList.forType(stored), loader),
+                results(operation, policy, stored, loader),
                 new FailureCodec(operation, new ArrayList<>(policy.noRetryFor()), loader), canonicalizers);
         claimScope(policy.scope(), plan, stored, null);
         return plan;
@@ -260,21 +264,31 @@ public final class OperationPlanner {
         return kind;
     }
 
+    /** What the codec cannot judge: a type that is consumed once can never be replayed, whatever stores it. */
     private static void requireStorable(String operation, Type stored) {
         Class<?> raw = rawType(stored);
-        if (raw.isPrimitive() || raw == Void.class || raw.isInterface() || Modifier.isAbstract(raw.getModifiers())) {
-            return;
-        }
-        Class<?> checked = raw.isArray() ? rawComponent(raw) : raw;
-        if (!checked.isPrimitive() && !Serializable.class.isAssignableFrom(checked)) {
-            throw new IdempotencyConfigurationException(operation + ": its result type " + checked.getName()
-                    + " is not Serializable; stored results are written with Java serialization (decoding is"
-                    + " limited to the declared result type), so declare it 'implements java.io.Serializable'");
-        }
         String why = ReturnKind.whyNotReplayable(raw);
         if (why != null) {
             throw new IdempotencyConfigurationException(operation + ": its result type " + raw.getName()
                     + " cannot be replayed: " + why);
+        }
+    }
+
+    /** The method's results under its codec, checked through the whole declared type before the method runs. */
+    private StoredResults results(String operation, IdempotencyPolicy policy, Type stored, ClassLoader loader) {
+        ResultCodecProvider provider;
+        try {
+            provider = codecs.resolve(policy.codec());
+        } catch (IllegalArgumentException e) {
+            String attribute = policy.codec().isEmpty() ? IdemSettings.CODEC + " = \"" + codecs.defaultName() + "\""
+                    : "@Idempotent(codec = \"" + policy.codec() + "\")";
+            throw new IdempotencyConfigurationException(operation + ": " + attribute + ": " + e.getMessage());
+        }
+        try {
+            return new StoredResults(provider.name(), provider.formatVersion(), provider.forType(stored, loader));
+        } catch (UnsupportedResultTypeException e) {
+            throw new IdempotencyConfigurationException(operation + ": its result type " + stored.getTypeName()
+                    + " cannot be stored with the '" + provider.name() + "' codec: " + e.getMessage());
         }
     }
 
@@ -328,14 +342,6 @@ public final class OperationPlanner {
             }
         }
         return -1;
-    }
-
-    private static Class<?> rawComponent(Class<?> array) {
-        Class<?> c = array;
-        while (c.isArray()) {
-            c = c.getComponentType();
-        }
-        return c;
     }
 
     static Class<?> rawType(Type type) {
