@@ -46,6 +46,12 @@ public interface IdempotencyStore extends AutoCloseable {
      * <p>The claimed record carries the request's owner, payload hash and lease (now plus {@code request.lease()})
      * and a new fencing token larger than any the key had. A takeover keeps the taken-over execution's
      * {@code startedAt}, so the window still counts from the first start; any other claim starts at now.
+     *
+     * @param request the key, what the claimed record carries (owner, payload hash, lease) and the window that
+     *                decides whether a finished record is superseded
+     * @return {@link ClaimOutcome.Acquired} with the new fencing token and the record the claim replaced (null when
+     *         the key was absent or its record expired), or {@link ClaimOutcome.Existing} with the live record the
+     *         claim lost to; never null
      */
     @Nonnull
     ClaimOutcome claim(@Nonnull ClaimRequest request);
@@ -55,6 +61,11 @@ public interface IdempotencyStore extends AutoCloseable {
      * plus up to 10% jitter ({@link TtlJitter}). A claim whose lease passed but that nobody took over still has the
      * current token and may complete.
      *
+     * @param key          the full idempotency key, as claimed; compared exactly
+     * @param fencingToken the token of the claim being completed, from {@link ClaimOutcome.Acquired#fencingToken()}
+     * @param result       the encoded result; the store keeps a copy, so the caller may reuse the array
+     * @param ttl          how long the result is kept at least, counted from the store's now at completion: the
+     *                     record's {@code expiresAt} lies in {@code [now + ttl, now + ttl * 1.1]}
      * @return {@code false}, changing nothing, when {@code fencingToken} is not the current token of an
      *         {@link RecordState#IN_PROGRESS IN_PROGRESS} record
      */
@@ -64,6 +75,11 @@ public interface IdempotencyStore extends AutoCloseable {
      * Moves the claim to {@link RecordState#FAILED FAILED} with a copy of an encoded failure, kept for
      * {@code failureTtl} plus jitter, so the failure is replayed rather than retried.
      *
+     * @param key          the full idempotency key, as claimed; compared exactly
+     * @param fencingToken the token of the claim that failed, from {@link ClaimOutcome.Acquired#fencingToken()}
+     * @param failure      the encoded failure; the store keeps a copy, so the caller may reuse the array
+     * @param failureTtl   how long the failure is replayed at least, counted from the store's now: the record's
+     *                     {@code expiresAt} lies in {@code [now + failureTtl, now + failureTtl * 1.1]}
      * @return {@code false}, changing nothing, when {@code fencingToken} is not the current token of an
      *         {@link RecordState#IN_PROGRESS IN_PROGRESS} record
      */
@@ -73,6 +89,8 @@ public interface IdempotencyStore extends AutoCloseable {
      * Removes the claim, so the key is absent and the next call runs. Only a claim in progress is released: a
      * finished record is never removed by its token (an operator uses {@link #delete}).
      *
+     * @param key          the full idempotency key, as claimed; compared exactly
+     * @param fencingToken the token of the claim being released, from {@link ClaimOutcome.Acquired#fencingToken()}
      * @return {@code false}, changing nothing, when {@code fencingToken} is not the current token of an
      *         {@link RecordState#IN_PROGRESS IN_PROGRESS} record
      */
@@ -80,17 +98,33 @@ public interface IdempotencyStore extends AutoCloseable {
 
     /**
      * Extends the lease of an {@link RecordState#IN_PROGRESS IN_PROGRESS} claim to now plus {@code lease}. A finished
-     * record (COMPLETED or FAILED) is never moved back to IN_PROGRESS.
+     * record (COMPLETED or FAILED) is never moved back to IN_PROGRESS. A claim whose lease passed but that nobody
+     * took over still has the current token and may renew.
      *
+     * @param key          the full idempotency key, as claimed; compared exactly
+     * @param fencingToken the token of the claim being renewed, from {@link ClaimOutcome.Acquired#fencingToken()}
+     * @param lease        the new lease, counted from the store's now (not added to the old {@code leaseUntil})
      * @return {@code false}, changing nothing, when the token is not current or the record is no longer in progress
      */
     boolean renew(@Nonnull String key, long fencingToken, @Nonnull Duration lease);
 
-    /** The record of {@code key}, or empty when there is none or it expired. */
+    /**
+     * The record of {@code key}, or empty when there is none or it expired.
+     *
+     * @param key the full idempotency key; compared exactly
+     * @return the record exactly as stored, in any state (an IN_PROGRESS record whose lease passed included); empty
+     *         when there is none or it has expired by the store's clock, even if the backend still holds it
+     */
     @Nonnull
     Optional<IdempotencyRecord> get(@Nonnull String key);
 
-    /** Removes the record of {@code key} whatever its state (an operator's action, not part of a call). */
+    /**
+     * Removes the record of {@code key} whatever its state (an operator's action, not part of a call). An owner still
+     * running loses its claim: its later writes are refused, and the key's next claim gets a larger token than its
+     * own. Deleting an absent key does nothing.
+     *
+     * @param key the full idempotency key; compared exactly
+     */
     void delete(@Nonnull String key);
 
     /**

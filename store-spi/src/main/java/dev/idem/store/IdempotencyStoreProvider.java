@@ -11,7 +11,7 @@ import java.util.Map;
  */
 public interface IdempotencyStoreProvider {
 
-    /** The name users configure, such as {@code memory}, {@code jdbc} or {@code redis}. */
+    /** {@return the name users configure, such as {@code memory}, {@code jdbc} or {@code redis}; never null} */
     @Nonnull
     String name();
 
@@ -20,6 +20,7 @@ public interface IdempotencyStoreProvider {
      *
      * @param properties the configuration keys under {@code idem.<name>.}, with that prefix removed
      * @param clock      the engine's clock, for stores that keep time themselves
+     * @return a new store, owned and closed by the caller; never null
      */
     @Nonnull
     IdempotencyStore create(@Nonnull Map<String, String> properties, @Nonnull Clock clock);

@@ -8,12 +8,21 @@ import java.util.Set;
  * is what a missing or expired record means.
  */
 public enum RecordState {
+    /** No live record: none was stored, or it expired, was released or was deleted; the next claim is acquired. */
     ABSENT,
+    /** Claimed and running: the owner holds the key with its token; once its lease passes a claim may take over. */
     IN_PROGRESS,
+    /** Finished with a stored result, returned to duplicates until the record expires or the window passes. */
     COMPLETED,
+    /** Finished with a remembered failure, replayed to duplicates until the record expires or the window passes. */
     FAILED;
 
-    /** The states this one may move to. IN_PROGRESS to IN_PROGRESS is a takeover after the lease passed. */
+    /**
+     * The states this one may move to. IN_PROGRESS to IN_PROGRESS is a takeover after the lease passed.
+     *
+     * @return IN_PROGRESS from ABSENT; IN_PROGRESS, COMPLETED, FAILED or ABSENT (a release) from IN_PROGRESS; ABSENT
+     *         or IN_PROGRESS (a claim once the record expired or the window passed) from COMPLETED and FAILED
+     */
     public Set<RecordState> successors() {
         switch (this) {
             case ABSENT:
@@ -28,7 +37,13 @@ public enum RecordState {
         }
     }
 
-    /** Returns {@code next} when the move is legal, and throws {@link IllegalStateException} otherwise. */
+    /**
+     * Returns {@code next} when the move is legal, and throws {@link IllegalStateException} otherwise.
+     *
+     * @param next the state to move to
+     * @return {@code next}, when it is one of {@link #successors()}
+     * @throws IllegalStateException when the move is not legal, naming both states
+     */
     public RecordState moveTo(RecordState next) {
         if (!successors().contains(next)) {
             throw new IllegalStateException("illegal idempotency record transition " + this + " -> " + next);

@@ -15,7 +15,14 @@ public final class TtlJitter {
     private TtlJitter() {
     }
 
-    /** An expiry in {@code [now + ttl, now + ttl * 1.1]}. */
+    /**
+     * An expiry in {@code [now + ttl, now + ttl * 1.1]}.
+     *
+     * @param now the store's current time, from which the ttl counts
+     * @param ttl how long the record is kept at least; the jitter is drawn uniformly in whole milliseconds from zero
+     *            to {@link #MAX_FRACTION} of it (rounded down), both included, so a ttl under 10 ms gets none
+     * @return {@code now} plus {@code ttl} plus the jitter; never earlier than {@code now.plus(ttl)}
+     */
     public static Instant expiresAt(Instant now, Duration ttl) {
         long ttlMillis = ttl.toMillis();
         long jitterBound = (long) (ttlMillis * MAX_FRACTION);
