@@ -42,6 +42,11 @@ final class Codecs {
         this.defaultName = configuredDefault.isEmpty() ? all.get(0).name() : configuredDefault;
     }
 
+    /** The known codecs' names, sorted, for messages. */
+    String names() {
+        return byName.keySet().stream().sorted().collect(Collectors.joining(", "));
+    }
+
     /** The name methods use when their annotation names none. */
     String defaultName() {
         return defaultName;
@@ -57,7 +62,7 @@ final class Codecs {
         ResultCodecProvider provider = byName.get(effective);
         if (provider == null) {
             throw new IllegalArgumentException("no result codec \"" + effective + "\"; the known codecs are "
-                    + byName.keySet().stream().sorted().collect(Collectors.joining(", "))
+                    + names()
                     + (effective.equals("json") ? " (json needs dev.idem:idem-codec-jackson on the class path)" : ""));
         }
         return provider;

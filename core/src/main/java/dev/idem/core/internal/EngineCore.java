@@ -27,8 +27,12 @@ public final class EngineCore implements AutoCloseable {
         this.runner = new CallRunner(settings.clock(), new Events(settings.listeners()),
                 new LeaseHeartbeat(settings.clock(), scheduler), owner, settings.onStoreError(),
                 settings.completionAttempts(), settings.completionBackoff());
-        this.planner = new OperationPlanner(stores, new Codecs(settings.defaultCodec(), loader), settings.namespace(),
+        Codecs codecs = new Codecs(settings.defaultCodec(), loader);
+        this.planner = new OperationPlanner(stores, codecs, settings.namespace(),
                 Canonicalizers.of(settings.canonicalizers()), runner::forgetPlan);
+        System.getLogger("dev.idem").log(System.Logger.Level.INFO, "Idem engine: namespace " + settings.namespace()
+                + ", default store " + settings.defaultStore() + ", default result codec " + codecs.defaultName()
+                + " (codecs on the class path: " + codecs.names() + ")");
     }
 
     public OperationPlan plan(Method method) {
