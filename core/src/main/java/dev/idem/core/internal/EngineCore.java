@@ -30,7 +30,7 @@ public final class EngineCore implements AutoCloseable {
         Codecs codecs = new Codecs(settings.defaultCodec(), loader);
         this.planner = new OperationPlanner(stores, codecs, settings.namespace(),
                 Canonicalizers.of(settings.canonicalizers()), runner::forgetPlan);
-        System.getLogger("dev.idem").log(System.Logger.Level.INFO, "Idem engine: namespace " + settings.namespace()
+        System.getLogger("dev.idem").log(System.Logger.Level.DEBUG, "Idem engine: namespace " + settings.namespace()
                 + ", default store " + settings.defaultStore() + ", default result codec " + codecs.defaultName()
                 + " (codecs on the class path: " + codecs.names() + ")");
     }
