@@ -1,5 +1,6 @@
 package dev.idem.core.internal;
 
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
 import java.math.BigDecimal;
@@ -32,11 +33,12 @@ import java.util.UUID;
  * objects are encoded as their fields sorted by name.
  *
  * <h2>Reuse</h2>
- * An encoder's buffer and SHA-256 are reused by their thread, so encoding a small argument list allocates only the
- * small encoder object itself. The thread keeps them in an {@code Object[]} of JDK types only, never an encoder:
- * a thread that outlives the application (a container's pooled thread, a dev-tools restart) then pins no class
- * of Idem's class loader. A nested use on the same thread (a canonicaliser that itself calls an idempotent method)
- * finds the slot empty and gets fresh parts rather than corrupting the outer encoding.
+ * An encoder (its buffer and SHA-256) is reused by its thread, so encoding a small argument list allocates
+ * nothing. The thread holds it through a {@link WeakReference} only: a thread that outlives the application (a
+ * container's pooled thread, a dev-tools restart) then pins no class of Idem's class loader, at the price of a new
+ * encoder after a garbage collection cleared the old one. A nested use on the same thread (a canonicaliser that
+ * itself calls an idempotent method) finds the thread's encoder in use and gets a fresh one rather than corrupting
+ * the outer encoding.
  *
  * <h2>Nothing of the arguments outlives a call</h2>
  * {@link #release()} zeroes the bytes written and drops the references to the values being encoded, also after
@@ -74,72 +76,69 @@ final class CanonicalEncoder {
     private static final int PREFIX_SNAPSHOT_THRESHOLD = 1024;
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    /** The thread's reusable parts {buffer, SHA-256, digest output}; the buffer slot is null while lent out. */
-    private static final ThreadLocal<Object[]> PARTS = new ThreadLocal<>();
-    private static final int BUFFER = 0;
-    private static final int SHA = 1;
-    private static final int DIGEST = 2;
+    /** The thread's encoder, held weakly so that it never pins this class's loader (see "Reuse"). */
+    private static final ThreadLocal<WeakReference<CanonicalEncoder>> PER_THREAD = new ThreadLocal<>();
 
-    /** The thread's slot these parts came from and go back to; null for a nested encoder's own parts. */
-    private Object[] home;
-    private byte[] buffer;
+    private byte[] buffer = new byte[256];
     private int length;
-    private final MessageDigest sha256;
-    private final byte[] digest;
+    private final MessageDigest sha256 = Sha256.newDigest();
+    private final byte[] digest = new byte[Sha256.LENGTH];
     private Object[] enclosing;
     private int depth;
+    /** The deepest {@link #depth} of this use, so release clears exactly the slots that held values. */
+    private int maxDepth;
+    private boolean inUse;
     private Canonicalizers canonicalizers = Canonicalizers.NONE;
     private int prefixLength = -1;
     private byte[] prefixDigest;
     /** How far the buffer was written, rewinds included, so release zeroes every byte of the arguments. */
     private int highWater;
 
-    private CanonicalEncoder(Object[] home, byte[] buffer, MessageDigest sha256, byte[] digest) {
-        this.home = home;
-        this.buffer = buffer;
-        this.sha256 = sha256;
-        this.digest = digest;
+    private CanonicalEncoder() {
     }
 
-    /** An encoder on this thread's reusable parts; call {@link #release()} when done with its bytes. */
+    /** This thread's encoder, reset; call {@link #release()} exactly once when done with its bytes. */
     static CanonicalEncoder acquire() {
-        Object[] home = PARTS.get();
-        if (home == null) {
-            home = new Object[] {new byte[256], Sha256.newDigest(), new byte[Sha256.LENGTH]};
-            PARTS.set(home);
+        WeakReference<CanonicalEncoder> held = PER_THREAD.get();
+        CanonicalEncoder encoder = held == null ? null : held.get();
+        if (encoder == null) {
+            encoder = new CanonicalEncoder();
+            PER_THREAD.set(new WeakReference<>(encoder));
+        } else if (encoder.inUse) {
+            encoder = new CanonicalEncoder(); // a nested use: the outer encoding goes on undisturbed
         }
-        byte[] buffer = (byte[]) home[BUFFER];
-        if (buffer == null) { // a nested use: the outer encoder holds this thread's parts
-            return new CanonicalEncoder(null, new byte[256], Sha256.newDigest(), new byte[Sha256.LENGTH]);
-        }
-        home[BUFFER] = null;
-        return new CanonicalEncoder(home, buffer, (MessageDigest) home[SHA], (byte[]) home[DIGEST]);
+        encoder.inUse = true;
+        return encoder;
     }
 
-    /** Whether this thread's parts are lent to an encoder not yet released (for tests). */
-    static boolean threadPartsLent() {
-        Object[] home = PARTS.get();
-        return home != null && home[BUFFER] == null;
+    /** Whether this thread's encoder is acquired and not yet released (for tests). */
+    static boolean threadEncoderInUse() {
+        WeakReference<CanonicalEncoder> held = PER_THREAD.get();
+        CanonicalEncoder encoder = held == null ? null : held.get();
+        return encoder != null && encoder.inUse;
     }
 
     /**
-     * Forgets what was encoded (zeroing its bytes) and hands the parts back to the thread. Idempotent: a second
-     * release touches nothing, also not the parts once another encoder holds them. The encoder is unusable after.
+     * Forgets what was encoded, zeroing its bytes and dropping every reference to the values encoded (also after an
+     * encoding failed half-way), and hands the encoder back to its thread.
      */
     void release() {
-        if (buffer == null) {
-            return;
-        }
-        // The encoder itself is garbage after this (one per call), so only the thread's reused buffer needs wiping.
         Arrays.fill(buffer, 0, Math.min(buffer.length, Math.max(length, highWater)), (byte) 0);
-        sha256.reset();
-        if (home != null) {
-            home[BUFFER] = buffer.length > KEPT_BUFFER_LIMIT ? new byte[256] : buffer; // do not pin a huge buffer
-            home = null;
+        if (enclosing != null) {
+            Arrays.fill(enclosing, 0, Math.min(enclosing.length, maxDepth), null);
         }
-        buffer = null;
-        enclosing = null;
+        if (buffer.length > KEPT_BUFFER_LIMIT) {
+            buffer = new byte[256]; // do not pin a huge prompt's buffer to the thread
+        }
+        sha256.reset();
+        length = 0;
+        highWater = 0;
+        depth = 0;
+        maxDepth = 0;
+        prefixLength = -1;
+        prefixDigest = null;
         canonicalizers = Canonicalizers.NONE;
+        inUse = false;
     }
 
     CanonicalEncoder using(Canonicalizers registered) {
@@ -543,6 +542,7 @@ final class CanonicalEncoder {
             throw new UnencodableValueException("the value is nested deeper than " + MAX_DEPTH + " levels");
         }
         enclosing[depth++] = composite;
+        maxDepth = Math.max(maxDepth, depth);
     }
 
     private void leave() {

@@ -184,15 +184,17 @@ class CanonicalEncoderTest {
     }
 
     @Test
-    void anEngineCallHandsTheThreadsPartsBackWhateverHappens() {
+    void theThreadsEncoderIsLentUntilReleasedAndANestedUseGetsAnotherOne() {
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        assertTrue(CanonicalEncoder.threadPartsLent());
+        assertTrue(CanonicalEncoder.threadEncoderInUse());
+        CanonicalEncoder nested = CanonicalEncoder.acquire();
+        assertFalse(nested == encoder, "a nested use gets an encoder of its own");
+        nested.release();
+        assertTrue(CanonicalEncoder.threadEncoderInUse(), "releasing the nested one leaves the outer lent");
         encoder.release();
-        assertFalse(CanonicalEncoder.threadPartsLent());
-        encoder.release(); // idempotent: a second release does not hand back parts another encoder now holds
-        CanonicalEncoder next = CanonicalEncoder.acquire();
+        assertFalse(CanonicalEncoder.threadEncoderInUse());
+        assertTrue(CanonicalEncoder.acquire() == encoder, "the thread's encoder is reused (held here, so no GC"
+                + " can have cleared it)");
         encoder.release();
-        assertTrue(CanonicalEncoder.threadPartsLent(), "the stale release left the new holder's parts alone");
-        next.release();
     }
 }

@@ -32,7 +32,9 @@ class EncoderScratchTest {
 
         CanonicalEncoder second = CanonicalEncoder.acquire();
         try {
-            assertEquals(buffer, second.buffer(), "the thread's buffer is reused");
+            // first is still referenced here, so the thread's weakly held encoder cannot have been collected
+            assertEquals(first, second, "the thread's encoder is reused");
+            assertEquals(buffer, second.buffer(), "and its buffer");
             assertTrue(allZero(second.buffer()), "nothing of the last argument is left in it");
         } finally {
             second.release();
