@@ -1,0 +1,48 @@
+package dev.idem.codec.jackson;
+
+import dev.idem.codec.ResultCodec;
+import dev.idem.codec.UnsupportedResultTypeException;
+
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+
+/** Test helpers: a codec for a declared type, as the engine would ask for it. */
+final class Codecs {
+    private Codecs() {
+    }
+
+    /** Captures a generic type: {@code new TypeOf<List<Topic>>() {}.type}. */
+    abstract static class TypeOf<T> {
+        final Type type;
+
+        TypeOf() {
+            this.type = ((ParameterizedType) getClass().getGenericSuperclass()).getActualTypeArguments()[0];
+        }
+    }
+
+    static ResultCodec codec(Type type) {
+        try {
+            return new JsonResultCodecProvider().forType(type, Codecs.class.getClassLoader());
+        } catch (UnsupportedResultTypeException e) {
+            throw new AssertionError("refused " + type.getTypeName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    static ResultCodec codec(TypeOf<?> type) {
+        return codec(type.type);
+    }
+
+    /** Encodes and decodes, as a first call and a replay would. */
+    static Object roundTrip(ResultCodec codec, Object value) throws Exception {
+        byte[] body = codec.encode(value);
+        return codec.decode(body, JsonResultCodecProvider.FORMAT_VERSION);
+    }
+
+    static String json(ResultCodec codec, Object value) throws Exception {
+        return new String(codec.encode(value), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    static Object decode(ResultCodec codec, String json) throws Exception {
+        return codec.decode(json.getBytes(java.nio.charset.StandardCharsets.UTF_8), JsonResultCodecProvider.FORMAT_VERSION);
+    }
+}
