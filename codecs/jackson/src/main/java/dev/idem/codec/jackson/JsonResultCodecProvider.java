@@ -32,12 +32,15 @@ import java.util.Objects;
  * builds only the declared type, its type arguments, components and properties, and the JDK's value types, whatever
  * the bytes say. A part declared {@code Object} decodes to JSON's natural Java types ({@code LinkedHashMap},
  * {@code ArrayList}, {@code String}, {@code Integer}/{@code Long}/{@code BigInteger}, {@code Double},
- * {@code Boolean}): it is data, and replays equal only when it held such values. Bodies nested deeper than 500
- * levels, numbers longer than 1000 digits, malformed, truncated or trailing-garbage bodies are refused with Jackson's
- * (unchecked) {@code JacksonException}, at once.
+ * {@code Boolean}): it is data, and replays equal only when it held such values. A part declared {@code Number} likewise decodes to {@code Integer}, {@code Long},
+ * {@code BigInteger} or {@code Double}; declare {@code BigDecimal} for exact decimals. A body cut short is refused
+ * with {@code EOFException}; bodies nested deeper than 500 levels, numbers longer than 1000 digits, malformed bodies
+ * and trailing garbage with Jackson's (unchecked) {@code JacksonException}, at once.
  *
  * <h2>The stored form (format version 1)</h2>
  * <ul>
+ *   <li>One line: compact UTF-8 JSON, then a newline, which marks the end, so that a body cut short is refused even
+ *       where what is left would parse.</li>
  *   <li>Properties in alphabetical order (record components first), every property written, nulls included
  *       ({@code @JsonInclude} is ignored, so that what was stored is what replays).</li>
  *   <li>{@code java.time} values as ISO-8601 strings with full precision: an {@code Instant} keeps its nanoseconds,

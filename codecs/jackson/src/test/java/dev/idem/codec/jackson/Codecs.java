@@ -38,11 +38,18 @@ final class Codecs {
         return codec.decode(body, JsonResultCodecProvider.FORMAT_VERSION);
     }
 
+    /** The JSON of a body, without the newline that ends every body. */
     static String json(ResultCodec codec, Object value) throws Exception {
-        return new String(codec.encode(value), java.nio.charset.StandardCharsets.UTF_8);
+        String body = new String(codec.encode(value), java.nio.charset.StandardCharsets.UTF_8);
+        if (!body.endsWith("\n") || body.indexOf('\n') != body.length() - 1) {
+            throw new AssertionError("a body is one line ending with a newline: " + body);
+        }
+        return body.substring(0, body.length() - 1);
     }
 
+    /** Decodes {@code json} as a complete body: with the newline every body ends with. */
     static Object decode(ResultCodec codec, String json) throws Exception {
-        return codec.decode(json.getBytes(java.nio.charset.StandardCharsets.UTF_8), JsonResultCodecProvider.FORMAT_VERSION);
+        return codec.decode((json + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                JsonResultCodecProvider.FORMAT_VERSION);
     }
 }

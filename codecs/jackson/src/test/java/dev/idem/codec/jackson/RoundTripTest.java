@@ -250,6 +250,15 @@ class RoundTripTest {
     }
 
     @Test
+    void aBodyIsOneLineOfJson() throws Exception {
+        ResultCodec codec = codec(Model.Envelope.class);
+        byte[] body = codec.encode(new Model.Envelope("multi\nline", Map.of("k", "a\nb")));
+        assertEquals("{\"kind\":\"multi\\nline\",\"payload\":{\"k\":\"a\\nb\"}}\n",
+                new String(body, java.nio.charset.StandardCharsets.UTF_8));
+        assertArrayEquals("null\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII), codec.encode(null));
+    }
+
+    @Test
     void theStoredFormIsReadableJson() throws Exception {
         // Record components in declaration order; the properties of plain classes alphabetically.
         assertEquals("{\"id\":42,\"amount\":19.90,\"status\":\"CLOSED\",\"placedAt\":\"2026-03-01T10:15:30.123456789Z\","
