@@ -73,6 +73,10 @@ final class ResultTypeCheck {
     private static final String KEY_ADVICE = "Use String, a number, an enum, a UUID or a LocalDate/LocalDateTime/Instant"
             + " key, or store a List of entries";
 
+    private static final String POLYMORPHIC = "it is polymorphic (@JsonTypeInfo, on it or a supertype), so its JSON"
+            + " would name the type to instantiate, which stored bytes never do. Declare a class without @JsonTypeInfo,"
+            + " or store this method's results with the java codec (@Idempotent(codec = \"java\"))";
+
     private final DeserializationContext readContext;
     private final SerializationContext writeContext;
     private final String declared;
@@ -179,9 +183,7 @@ final class ResultTypeCheck {
         refuseClass(type, where);
         try {
             if (readContext.findTypeDeserializer(type) != null) {
-                throw refuse(where, type, "it is polymorphic (@JsonTypeInfo), so its JSON would name the class to"
-                        + " instantiate, which stored bytes never do. Declare the concrete class, or remove"
-                        + " @JsonTypeInfo");
+                throw refuse(where, type, POLYMORPHIC);
             }
             if (deserializer == null) {
                 deserializer = readContext.findContextualValueDeserializer(type, null);
@@ -226,9 +228,7 @@ final class ResultTypeCheck {
             if (property.hasValueTypeDeserializer() || (property.getMember() != null
                     && (property.getType().isContainerType() || property.getType().isReferenceType())
                     && readContext.findPropertyContentTypeDeserializer(property.getType(), property.getMember()) != null)) {
-                throw refuse(where, property.getType(), "it is polymorphic (@JsonTypeInfo), so its JSON would name the"
-                        + " class to instantiate, which stored bytes never do. Declare the concrete class, or remove"
-                        + " @JsonTypeInfo");
+                throw refuse(where, property.getType(), POLYMORPHIC);
             }
             if (property.isCreatorProperty() && property.getInjectableValueId() == null && written != null
                     && !written.contains(property.getName())) {
