@@ -43,6 +43,39 @@ class EncodeTest {
         public Link next;
     }
 
+    /** Annotations meant for an API's output do not make the stored form incomplete. */
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    record Sparse(String name, String note, List<String> tags) {
+    }
+
+    @com.fasterxml.jackson.annotation.JsonFilter("public-view")
+    static final class Filtered {
+        public String name;
+        public String internal;
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Filtered f && java.util.Objects.equals(f.name, name)
+                    && java.util.Objects.equals(f.internal, internal);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(name, internal);
+        }
+    }
+
+    @Test
+    void everyPropertyIsStoredWhateverTheApiAnnotationsSay() throws Exception {
+        Sparse sparse = new Sparse("n", null, null);
+        assertEquals("{\"name\":\"n\",\"note\":null,\"tags\":null}", Codecs.json(codec(Sparse.class), sparse));
+        assertEquals(sparse, roundTrip(codec(Sparse.class), sparse));
+        Filtered filtered = new Filtered();
+        filtered.name = "n";
+        filtered.internal = "i";
+        assertEquals(filtered, roundTrip(codec(Filtered.class), filtered));
+    }
+
     private static Invoice invoice(Invoice invoice) {
         invoice.setNumber("INV-7");
         return invoice;
