@@ -208,9 +208,9 @@ final class CanonicalEncoder {
         if (prefixDigest != null) {
             return prefixDigest.clone();
         }
-        MessageDigest fresh = Sha256.newDigest();
-        fresh.update(buffer, 0, prefixLength);
-        return fresh.digest();
+        byte[] out = new byte[Sha256.LENGTH];
+        Sha256.digest(sha256, buffer, prefixLength, out); // a short prefix never entered the digest: hash it now
+        return out;
     }
 
     /**
