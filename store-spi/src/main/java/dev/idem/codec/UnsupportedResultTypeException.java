@@ -7,8 +7,22 @@ package dev.idem.codec;
 public class UnsupportedResultTypeException extends Exception {
     private static final long serialVersionUID = 1L;
 
-    /** @param message which part of the type cannot be stored, and how to fix it */
+    /**
+     * A refusal the codec worked out itself.
+     *
+     * @param message which part of the type cannot be stored, and how to fix it
+     */
     public UnsupportedResultTypeException(String message) {
         super(message);
+    }
+
+    /**
+     * A refusal caused by the codec's library (a serializer it cannot build), kept as the cause.
+     *
+     * @param message which part of the type cannot be stored, and how to fix it
+     * @param cause   what the library reported
+     */
+    public UnsupportedResultTypeException(String message, Throwable cause) {
+        super(message, cause);
     }
 }
