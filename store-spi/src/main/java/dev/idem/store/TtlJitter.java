@@ -27,6 +27,8 @@ public final class TtlJitter {
         long ttlMillis = ttl.toMillis();
         long jitterBound = (long) (ttlMillis * MAX_FRACTION);
         long jitter = jitterBound <= 0 ? 0 : ThreadLocalRandom.current().nextLong(jitterBound + 1);
-        return now.plus(ttl).plusMillis(jitter);
+        // One Instant rather than two (now.plus(ttl).plusMillis(jitter)): this is on the path of every completion.
+        return Instant.ofEpochSecond(now.getEpochSecond() + ttl.getSeconds(),
+                now.getNano() + ttl.getNano() + jitter * 1_000_000L);
     }
 }

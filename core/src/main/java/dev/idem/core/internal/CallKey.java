@@ -10,13 +10,21 @@ public final class CallKey {
     private final String scope;
     private final long hi;
     private final long lo;
+    /** {@code idem:{namespace}:{scope}:}, shared by every call of a literal scope; null to build it on need. */
+    private final String keyPrefix;
     private String text;
 
-    CallKey(String namespace, String scope, long hi, long lo) {
+    CallKey(String namespace, String scope, long hi, long lo, String keyPrefix) {
         this.namespace = namespace;
         this.scope = scope;
         this.hi = hi;
         this.lo = lo;
+        this.keyPrefix = keyPrefix;
+    }
+
+    /** {@code idem:{namespace}:{scope}:}, the part of a key before its hash. */
+    static String keyPrefix(String namespace, String scope) {
+        return "idem:" + namespace + ":" + scope + ":";
     }
 
     @Override
@@ -46,7 +54,7 @@ public final class CallKey {
     public String toString() {
         String t = text;
         if (t == null) {
-            t = "idem:" + namespace + ":" + scope + ":" + Sha256.hex128(hi, lo);
+            t = Sha256.hex128(keyPrefix != null ? keyPrefix : keyPrefix(namespace, scope), hi, lo);
             text = t;
         }
         return t;

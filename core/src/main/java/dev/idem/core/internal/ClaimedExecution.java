@@ -60,9 +60,7 @@ final class ClaimedExecution {
      */
     Object run(OperationPlan plan, CallKey key, String keyText, byte[] payload, long token, long startedAt,
                Invocation body) throws Throwable {
-        LeaseHeartbeat.Beat beat = heartbeat.start(plan.store, keyText, token, plan.policy.lease(),
-                (k, t) -> events.emit(IdempotencyEventType.LEASE_LOST, plan.operation, k, t,
-                        "the lease was renewed too late and another caller took the key over"));
+        LeaseHeartbeat.Beat beat = heartbeat.start(plan.store, plan.operation, keyText, token, plan.policy.lease());
         IdempotencyContext previous = ContextSlot.bind(
                 new ExecutionContext(keyText, token, key, enclosingExecution(previousContext())));
         Object result;

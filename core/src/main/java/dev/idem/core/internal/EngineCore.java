@@ -2,6 +2,7 @@ package dev.idem.core.internal;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.core.IdemSettings;
+import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.Invocation;
 
@@ -24,8 +25,11 @@ public final class EngineCore implements AutoCloseable {
                 settings.clock(), loader);
         // Names this process's executions in records, so an operator can tell who holds a key.
         String owner = ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
-        this.runner = new CallRunner(settings.clock(), new Events(settings.listeners()),
-                new LeaseHeartbeat(settings.clock(), scheduler), owner, settings.onStoreError(),
+        Events events = new Events(settings.listeners());
+        LeaseHeartbeat heartbeat = new LeaseHeartbeat(settings.clock(), scheduler, (operation, key, token) ->
+                events.emit(IdempotencyEventType.LEASE_LOST, operation, key, token,
+                        "the lease was renewed too late and another caller took the key over"));
+        this.runner = new CallRunner(settings.clock(), events, heartbeat, owner, settings.onStoreError(),
                 settings.completionAttempts(), settings.completionBackoff());
         Codecs codecs = new Codecs(settings.defaultCodec(), loader);
         this.planner = new OperationPlanner(stores, codecs, settings.namespace(),

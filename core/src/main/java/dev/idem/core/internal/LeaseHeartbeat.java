@@ -15,7 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -70,10 +70,19 @@ public final class LeaseHeartbeat implements AutoCloseable {
         void stop();
     }
 
-    /** Called once when a renewal is refused (the claim was taken over). */
+    /** Told once per execution when a renewal is refused (the claim was taken over). */
     public interface LostLease {
-        void lost(String key, long fencingToken);
+        /**
+         * @param operation    the operation the execution belongs to, as given to {@link #start}
+         * @param key          the execution's key
+         * @param fencingToken the execution's (now stale) token
+         */
+        void lost(String operation, String key, long fencingToken);
     }
+
+    /** A field updater rather than an AtomicBoolean per beat: one object fewer on the path of every execution. */
+    private static final AtomicIntegerFieldUpdater<RunningBeat> IN_FLIGHT =
+            AtomicIntegerFieldUpdater.newUpdater(RunningBeat.class, "inFlight");
 
     private final Clock clock;
     private final Set<RunningBeat> running = ConcurrentHashMap.newKeySet();
@@ -81,17 +90,24 @@ public final class LeaseHeartbeat implements AutoCloseable {
     private final Runnable cancelSweep;
     private final Executor renewals;
     private final ExecutorService ownPool;
+    private final LostLease onLost;
 
-    LeaseHeartbeat(Clock clock, Scheduler scheduler) {
+    /**
+     * @param scheduler runs the sweep, or null for the heartbeat's own daemon thread and renewal pool
+     * @param onLost    told when an execution's renewal is refused; one for all executions, so starting a beat
+     *                  allocates no callback
+     */
+    LeaseHeartbeat(Clock clock, Scheduler scheduler, LostLease onLost) {
         this.clock = clock;
+        this.onLost = onLost;
         this.scheduler = scheduler != null ? scheduler : daemonScheduler();
         this.ownPool = scheduler == null ? renewalPool() : null;
         this.renewals = ownPool != null ? ownPool : this.scheduler.renewals();
         this.cancelSweep = this.scheduler.schedule(this::sweep, SWEEP_PERIOD);
     }
 
-    Beat start(IdempotencyStore store, String key, long token, Duration lease, LostLease onLost) {
-        RunningBeat beat = new RunningBeat(store, key, token, lease, onLost, clock.millis());
+    Beat start(IdempotencyStore store, String operation, String key, long token, Duration lease) {
+        RunningBeat beat = new RunningBeat(store, operation, key, token, lease, clock.millis());
         running.add(beat);
         return beat;
     }
@@ -100,11 +116,11 @@ public final class LeaseHeartbeat implements AutoCloseable {
     void sweep() {
         long now = clock.millis();
         for (RunningBeat beat : running) {
-            if (now - beat.renewedAt >= beat.renewEveryMillis && beat.inFlight.compareAndSet(false, true)) {
+            if (now - beat.renewedAt >= beat.renewEveryMillis && IN_FLIGHT.compareAndSet(beat, 0, 1)) {
                 try {
                     renewals.execute(() -> beat.renew(now));
                 } catch (RejectedExecutionException e) {
-                    beat.inFlight.set(false); // closing: nothing more to renew
+                    beat.inFlight = 0; // closing: nothing more to renew
                 }
             }
         }
@@ -158,24 +174,25 @@ public final class LeaseHeartbeat implements AutoCloseable {
         };
     }
 
-    private final class RunningBeat implements Beat {
+    final class RunningBeat implements Beat {
         private final IdempotencyStore store;
         private final String key;
         private final long token;
         private final Duration lease;
         private final long renewEveryMillis;
-        private final LostLease onLost;
-        private final AtomicBoolean inFlight = new AtomicBoolean();
+        private final String operation;
+        /** 1 while a renewal of this beat is queued or running: never more than one (see {@link #IN_FLIGHT}). */
+        private volatile int inFlight;
         private volatile long renewedAt;
         private volatile boolean stopped;
 
-        RunningBeat(IdempotencyStore store, String key, long token, Duration lease, LostLease onLost, long now) {
+        RunningBeat(IdempotencyStore store, String operation, String key, long token, Duration lease, long now) {
             this.store = store;
+            this.operation = operation;
             this.key = key;
             this.token = token;
             this.lease = lease;
             this.renewEveryMillis = Math.max(1, lease.toMillis() / 3);
-            this.onLost = onLost;
             this.renewedAt = now;
         }
 
@@ -188,13 +205,13 @@ public final class LeaseHeartbeat implements AutoCloseable {
                     renewedAt = now;
                 } else if (!stopped) { // refused while still running: taken over
                     stop();
-                    onLost.lost(key, token);
+                    onLost.lost(operation, key, token);
                 }
             } catch (RuntimeException e) {
                 // A store blip: the next sweep tries again; the lease has two more thirds of slack.
                 LOG.log(Level.DEBUG, "lease renewal of " + key + " failed; retrying at the next sweep", e);
             } finally {
-                inFlight.set(false);
+                inFlight = 0;
             }
         }
 

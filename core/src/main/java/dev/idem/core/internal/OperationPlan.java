@@ -36,6 +36,8 @@ public final class OperationPlan {
     final long windowMillis;
     final boolean fixedWindow;
     final ZoneId zone;
+    /** The key's text before its hash when the scope is literal (the common case), made once; else null. */
+    private final String literalKeyPrefix;
 
     OperationPlan(String operation, IdempotencyPolicy policy, IdempotencyStore store, String namespace,
                   ScopeTemplate scope, KeySource[] keySources, KeySource[] payloadSources, ReturnKind returnKind,
@@ -55,6 +57,7 @@ public final class OperationPlan {
         this.windowMillis = policy.window().toMillis();
         this.fixedWindow = policy.windowAlignment() == WindowAlignment.FIXED;
         this.zone = policy.zone();
+        this.literalKeyPrefix = scope.isLiteral() ? CallKey.keyPrefix(namespace, scope.render(new Object[0])) : null;
     }
 
     /** The operation's name in messages and events. */
@@ -95,7 +98,8 @@ public final class OperationPlan {
             encoder.writeInteger(windowStart(nowMillis));
         }
         byte[] digest = encoder.sha256();
-        return new CallKey(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8));
+        return new CallKey(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8),
+                literalKeyPrefix);
     }
 
     /**

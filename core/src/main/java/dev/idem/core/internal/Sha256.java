@@ -3,6 +3,7 @@ package dev.idem.core.internal;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -10,7 +11,7 @@ import java.security.NoSuchAlgorithmException;
 /** SHA-256 without per-call allocation: one digest per thread, results written into caller-supplied arrays. */
 final class Sha256 {
     static final int LENGTH = 32;
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private Sha256() {
@@ -38,21 +39,33 @@ final class Sha256 {
         return (long) LONGS.get(bytes, offset);
     }
 
+    // Hex is built as Latin-1 bytes: a String of them stores one byte a character, so no char[] twice its size is
+    // made and thrown away on the path of every first call.
+
     static String hex(byte[] bytes, int length) {
-        char[] chars = new char[length * 2];
+        byte[] text = new byte[length * 2];
         for (int i = 0; i < length; i++) {
-            chars[2 * i] = HEX[(bytes[i] >> 4) & 0xF];
-            chars[2 * i + 1] = HEX[bytes[i] & 0xF];
+            text[2 * i] = HEX[(bytes[i] >> 4) & 0xF];
+            text[2 * i + 1] = HEX[bytes[i] & 0xF];
         }
-        return new String(chars);
+        return new String(text, StandardCharsets.ISO_8859_1);
     }
 
-    static String hex128(long hi, long lo) {
-        char[] chars = new char[32];
-        for (int i = 0; i < 16; i++) {
-            chars[15 - i] = HEX[(int) (hi >>> (4 * i)) & 0xF];
-            chars[31 - i] = HEX[(int) (lo >>> (4 * i)) & 0xF];
+    /** {@code prefix} followed by the 32 hex digits of {@code hi} and {@code lo}, in one String. */
+    static String hex128(String prefix, long hi, long lo) {
+        int p = prefix.length();
+        byte[] text = new byte[p + 32];
+        for (int i = 0; i < p; i++) {
+            char c = prefix.charAt(i);
+            if (c > 0xFF) { // a scope beyond Latin-1: let String do the general case
+                return prefix + hex128("", hi, lo);
+            }
+            text[i] = (byte) c;
         }
-        return new String(chars);
+        for (int i = 0; i < 16; i++) {
+            text[p + 15 - i] = HEX[(int) (hi >>> (4 * i)) & 0xF];
+            text[p + 31 - i] = HEX[(int) (lo >>> (4 * i)) & 0xF];
+        }
+        return new String(text, StandardCharsets.ISO_8859_1);
     }
 }
