@@ -64,6 +64,111 @@ class ResultCodecTest {
     }
 
     @Test
+    void eachCompactFormStartsWithItsOwnTagAndHoldsTheValueBigEndian() throws Exception {
+        ResultCodec objects = codecFor(Object.class);
+        assertArrayEquals(new byte[] {2}, objects.encode(null));
+        assertArrayEquals(new byte[] {3, 'h', 'i'}, objects.encode("hi"));
+        assertArrayEquals(new byte[] {4, 9, 8}, objects.encode(new byte[] {9, 8}));
+        assertArrayEquals(new byte[] {5, 0, 0, 0, 0, 0, 0, 1, 2}, objects.encode(258L));
+        assertArrayEquals(new byte[] {6, 0, 0, 1, 2}, objects.encode(258));
+        assertArrayEquals(new byte[] {7}, objects.encode(true));
+        assertArrayEquals(new byte[] {8}, objects.encode(false));
+        assertEquals(1, objects.encode((short) 3)[0], "other boxes are serialized");
+        assertEquals(1, objects.encode(2.5d)[0]);
+    }
+
+    @Test
+    void everyCompactValueDecodesUnderADeclaredObjectOrItsOwnType() throws Exception {
+        ResultCodec objects = codecFor(Object.class);
+        for (Object value : List.of("", "x", 0L, -1L, Long.MAX_VALUE, 0, Integer.MIN_VALUE, true, false)) {
+            assertEquals(value, objects.decode(objects.encode(value), "k"), String.valueOf(value));
+            ResultCodec own = codecFor(value.getClass());
+            assertEquals(value, own.decode(own.encode(value), "k"), value.getClass().getName());
+        }
+        assertArrayEquals(new byte[0], (byte[]) objects.decode(objects.encode(new byte[0]), "k"));
+        byte[] stored = {4, 1, 2, 3};
+        byte[] decoded = (byte[]) objects.decode(stored, "k");
+        decoded[0] = 99;
+        assertEquals(1, stored[1], "the decoded bytes are a copy: the caller cannot change what is stored");
+    }
+
+    @Test
+    void primitiveAndVoidResultsUseTheirBoxes() throws Exception {
+        ResultCodec ints = codecFor(int.class);
+        assertEquals(7, ints.decode(ints.encode(7), "k"));
+        ResultCodec none = codecFor(void.class);
+        assertNull(none.decode(none.encode(null), "k"));
+        ResultCodec doubles = codecFor(double.class);
+        assertEquals(2.5d, doubles.decode(doubles.encode(2.5d), "k"));
+        // A compact value of another box than the declared one is refused, primitive or not.
+        byte[] aLong = codecFor(long.class).encode(7L);
+        assertThrows(IdempotencyStoreException.class, () -> ints.decode(aLong, "k"));
+        assertThrows(IdempotencyStoreException.class, () -> codecFor(boolean.class).decode(aLong, "k"));
+        assertThrows(IdempotencyStoreException.class, () -> codecFor(long.class).decode(ints.encode(7), "k"));
+        assertThrows(IdempotencyStoreException.class, () -> none.decode(aLong, "k"));
+    }
+
+    @Test
+    void aCompactValueIsRefusedWhenTheDeclaredTypeCannotHoldIt() throws Exception {
+        ResultCodec objects = codecFor(Object.class);
+        for (Object value : List.of("text", 1L, 2, true, false, new byte[] {1})) {
+            byte[] stored = objects.encode(value);
+            IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
+                    () -> codecFor(Article.class).decode(stored, "idem:ns:s:abc"));
+            assertEquals("Test#op: the stored result of idem:ns:s:abc was refused: a "
+                    + value.getClass().getSimpleName() + " is not this method's result type", e.getMessage());
+        }
+        ResultCodec numbers = codecFor(Number.class);
+        assertEquals(3L, numbers.decode(objects.encode(3L), "k"), "a Long is a Number");
+        assertEquals("x", codecFor(CharSequence.class).decode(objects.encode("x"), "k"));
+    }
+
+    @Test
+    void aSerializedResultOfAClassOutsideTheAllowListIsRefusedBeforeItIsRead() throws Exception {
+        byte[] stranger = codecFor(Object.class).encode(new Stranger("x"));
+        IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
+                () -> codecFor(Article.class).decode(stranger, "idem:ns:s:abc"));
+        assertTrue(e.getMessage().startsWith("Test#op: the stored result of idem:ns:s:abc was refused: "),
+                e.getMessage());
+        assertTrue(e.getMessage().contains("only the method's declared result type and JDK value types"),
+                e.getMessage());
+    }
+
+    @Test
+    void corruptSerializedBytesAreAnErrorNamingTheKey() {
+        IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
+                () -> codecFor(Article.class).decode(new byte[] {1, 0x12, 0x34}, "idem:ns:s:abc"));
+        assertTrue(e.getMessage().startsWith("Test#op: the stored result of idem:ns:s:abc could not be decoded"),
+                e.getMessage());
+    }
+
+    @Test
+    void serializedResultsResolveTheirClassesInTheMethodsClassLoaderFirst() throws Exception {
+        Article article = new Article("t", List.of("a"));
+        byte[] stored = codecFor(Article.class).encode(article);
+        ClassLoader platform = ClassLoader.getPlatformClassLoader();
+        ResultCodec elsewhere = new ResultCodec("Test#op", Article.class, DecodeAllowList.forType(Article.class),
+                platform);
+        assertEquals(article, elsewhere.decode(stored, "k"), "falls back to the stream's own resolution");
+
+        ClassLoader counting = new ClassLoader(ResultCodecTest.class.getClassLoader()) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+                asked.add(name);
+                return super.loadClass(name, resolve);
+            }
+        };
+        ResultCodec own = new ResultCodec("Test#op", Article.class, DecodeAllowList.forType(Article.class), counting);
+        assertEquals(article, own.decode(stored, "k"));
+        assertTrue(asked.contains(Article.class.getName()), "asked the method's loader: " + asked);
+    }
+
+    private final java.util.Set<String> asked = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    record Stranger(String name) implements Serializable {
+    }
+
+    @Test
     void anUnknownFormIsRefused() {
         IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
                 () -> codecFor(String.class).decode(new byte[] {99, 1, 2}, "idem:x:y:z"));
