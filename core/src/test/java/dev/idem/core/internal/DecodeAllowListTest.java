@@ -155,6 +155,8 @@ class DecodeAllowListTest {
         assertTrue(DecodeAllowList.forType(Shape.class).allows(Circle.class));
         assertTrue(DecodeAllowList.forType(Declared.of("animal")).allows(Cat.class));
         assertFalse(DecodeAllowList.forType(Declared.of("cat")).allows(Animal.class));
+        assertFalse(DecodeAllowList.forType(Audited.class).allows(AuditedArticle.class),
+                "a subclass of a concrete declared type is not the declared type");
         assertFalse(DecodeAllowList.forType(Author.class).allows(Circle.class));
         // Object covers everything by assignability, but it is the JDK's and opens nothing.
         DecodeAllowList objects = DecodeAllowList.forType(Object.class);

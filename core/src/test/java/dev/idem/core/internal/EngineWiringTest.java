@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -64,6 +65,36 @@ class EngineWiringTest {
                 Duration.ofSeconds(1), Duration.ZERO)), "the memory store the engine made is closed");
         assertInstanceOf(ClaimOutcome.Acquired.class, registered.store.claim(new ClaimRequest("k", "p", "o",
                 Duration.ofSeconds(1), Duration.ZERO)), "the caller's store is still open");
+    }
+
+    @Test
+    void theEngineCountsTheExecutionsRunningInIt() throws Throwable {
+        try (EngineCore core = new EngineCore(IdemSettings.ofDefaults(), NO_BEATS, getClass().getClassLoader())) {
+            OperationPlan plan = core.plan(IdempotencyPolicy.custom().scope("wiring:count").build(), Integer.class);
+            assertEquals(1, core.run(plan, new Object[] {new Object[] {"a"}}, core::inFlightCount),
+                    "one execution runs while the body asks");
+            assertEquals(0, core.inFlightCount());
+        }
+    }
+
+    @Test
+    void closingTheEngineStopsItsHeartbeat() {
+        AtomicInteger cancelled = new AtomicInteger();
+        AtomicInteger shutDown = new AtomicInteger();
+        LeaseHeartbeat.Scheduler scheduler = new LeaseHeartbeat.Scheduler() {
+            @Override
+            public Runnable schedule(Runnable sweep, Duration period) {
+                return cancelled::incrementAndGet;
+            }
+
+            @Override
+            public void shutdown() {
+                shutDown.incrementAndGet();
+            }
+        };
+        new EngineCore(IdemSettings.ofDefaults(), scheduler, getClass().getClassLoader()).close();
+        assertEquals(1, cancelled.get());
+        assertEquals(1, shutDown.get());
     }
 
     @Test

@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -117,6 +118,15 @@ class OperationPlanTest {
         String hash = key.toString().substring(key.toString().lastIndexOf(':'));
         String versioned = v2.identify(values("rust", 1), 0).toString();
         assertNotEquals(hash, versioned.substring(versioned.lastIndexOf(':')), "the version is in the hash");
+    }
+
+    @Test
+    void aPlanNamesItsOperationAndKeepsItsPolicy() {
+        IdempotencyPolicy policy = IdempotencyPolicy.custom().operation("daily-article").scope("named").build();
+        OperationPlan plan = core.plan(policy, String.class);
+        assertEquals("daily-article", plan.operation());
+        assertSame(policy, plan.policy());
+        assertEquals(Orders.class.getName() + "#place", planOf("place").operation());
     }
 
     @Test

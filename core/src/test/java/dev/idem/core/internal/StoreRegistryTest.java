@@ -21,7 +21,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -271,7 +276,35 @@ public class StoreRegistryTest {
         ranked.failOnClose = true;
         stores.resolve("mine");
 
-        stores.close();
+        List<LogRecord> logged = new CopyOnWriteArrayList<>();
+        Logger log = Logger.getLogger(StoreRegistry.class.getName());
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                logged.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        boolean parents = log.getUseParentHandlers();
+        log.setUseParentHandlers(false);
+        log.addHandler(capture);
+        try {
+            stores.close();
+        } finally {
+            log.removeHandler(capture);
+            log.setUseParentHandlers(parents);
+        }
+
+        assertEquals(1, logged.size(), "the failed close is reported: " + logged);
+        assertEquals(Level.WARNING, logged.get(0).getLevel());
+        assertEquals("close failed", logged.get(0).getThrown().getMessage());
 
         assertEquals(1, ranked.closed.get());
         assertEquals(1, fallback.closed.get(), "closed although the store before it failed to close");

@@ -7,10 +7,14 @@ import java.io.InputStream;
 import java.io.Reader;
 import java.io.StringReader;
 import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.net.Socket;
 import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.ByteBuffer;
 import java.time.DayOfWeek;
 import java.time.Duration;
@@ -99,60 +103,95 @@ class ValueKindTest {
         }
     }
 
+    /**
+     * The kind of {@code type}, classified afresh. {@link ValueKind#of} caches one answer per class for the JVM's
+     * life, so a test that asked it would check whatever an earlier caller cached: in a mutation-testing minion,
+     * which runs many mutants of ValueKind in one JVM, that is a classification made by another mutant.
+     */
+    private static ValueKind kind(Class<?> type) {
+        try {
+            Method classify = ValueKind.class.getDeclaredMethod("classify", Class.class);
+            classify.setAccessible(true);
+            return (ValueKind) classify.invoke(null, type);
+        } catch (InvocationTargetException e) {
+            throw new AssertionError(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** {@code Point} and {@code Plain} loaded afresh: classes no earlier caller can have looked up. */
+    private static List<Class<?>> freshClasses() throws Exception {
+        URL testClasses = ValueKindTest.class.getProtectionDomain().getCodeSource().getLocation();
+        URLClassLoader isolated = new URLClassLoader(new URL[] {testClasses}, null);
+        return List.of(isolated.loadClass(Point.class.getName()), isolated.loadClass(Plain.class.getName()));
+    }
+
+    @Test
+    void theCachedKindIsTheClassifiedOne() throws Exception {
+        List<Class<?>> types = new ArrayList<>(List.of(String.class, Point.class, Plain.class, Thread.class,
+                int[].class));
+        types.addAll(freshClasses());
+        for (Class<?> type : types) {
+            assertEquals(kind(type), ValueKind.of(type), type.getName());
+            assertSame(ValueKind.of(type), ValueKind.of(type));
+        }
+    }
+
     @Test
     void scalarsHaveTheirOwnKinds() throws Exception {
-        assertEquals(ValueKind.BOOLEAN, ValueKind.of(Boolean.class));
+        assertEquals(ValueKind.BOOLEAN, kind(Boolean.class));
         for (Class<?> integral : List.of(Integer.class, Long.class, Short.class, Byte.class)) {
-            assertEquals(ValueKind.INTEGRAL, ValueKind.of(integral), integral.getName());
+            assertEquals(ValueKind.INTEGRAL, kind(integral), integral.getName());
         }
-        assertEquals(ValueKind.BIG_INTEGER, ValueKind.of(BigInteger.class));
-        assertEquals(ValueKind.FLOATING, ValueKind.of(Double.class));
-        assertEquals(ValueKind.FLOATING, ValueKind.of(Float.class));
-        assertEquals(ValueKind.DECIMAL, ValueKind.of(BigDecimal.class));
-        assertEquals(ValueKind.CHAR, ValueKind.of(Character.class));
-        assertEquals(ValueKind.STRING, ValueKind.of(String.class));
-        assertEquals(ValueKind.STRING, ValueKind.of(StringBuilder.class));
-        assertEquals(ValueKind.ENUM, ValueKind.of(Plan.class));
-        assertEquals(ValueKind.ENUM, ValueKind.of(Plan.PRO.getClass()), "a constant with a body");
-        assertEquals(ValueKind.ENUM, ValueKind.of(DayOfWeek.class));
-        assertEquals(ValueKind.UUID, ValueKind.of(UUID.class));
-        assertEquals(ValueKind.SCALAR, ValueKind.of(URI.class));
-        assertEquals(ValueKind.SCALAR, ValueKind.of(Locale.class));
-        assertEquals(ValueKind.SCALAR, ValueKind.of(Currency.class));
+        assertEquals(ValueKind.BIG_INTEGER, kind(BigInteger.class));
+        assertEquals(ValueKind.FLOATING, kind(Double.class));
+        assertEquals(ValueKind.FLOATING, kind(Float.class));
+        assertEquals(ValueKind.DECIMAL, kind(BigDecimal.class));
+        assertEquals(ValueKind.CHAR, kind(Character.class));
+        assertEquals(ValueKind.STRING, kind(String.class));
+        assertEquals(ValueKind.STRING, kind(StringBuilder.class));
+        assertEquals(ValueKind.ENUM, kind(Plan.class));
+        assertEquals(ValueKind.ENUM, kind(Plan.PRO.getClass()), "a constant with a body");
+        assertEquals(ValueKind.ENUM, kind(DayOfWeek.class));
+        assertEquals(ValueKind.UUID, kind(UUID.class));
+        assertEquals(ValueKind.SCALAR, kind(URI.class));
+        assertEquals(ValueKind.SCALAR, kind(Locale.class));
+        assertEquals(ValueKind.SCALAR, kind(Currency.class));
     }
 
     @Test
     void theJdksTimeTypesAreTemporalAndOthersAreNot() {
         for (Class<?> time : List.of(Instant.class, LocalDate.class, Duration.class, Period.class, ZoneOffset.class,
                 ZoneId.of("Asia/Tokyo").getClass())) {
-            assertEquals(ValueKind.TEMPORAL, ValueKind.of(time), time.getName());
+            assertEquals(ValueKind.TEMPORAL, kind(time), time.getName());
         }
-        assertEquals(ValueKind.UNENCODABLE, ValueKind.of(Stardate.class), "an application's own TemporalAccessor");
-        assertEquals(ValueKind.ENUM, ValueKind.of(ChronoField.class));
+        assertEquals(ValueKind.UNENCODABLE, kind(Stardate.class), "an application's own TemporalAccessor");
+        assertEquals(ValueKind.ENUM, kind(ChronoField.class));
     }
 
     @Test
     void arraysOptionalsAndCollectionsHaveTheirKinds() {
-        assertEquals(ValueKind.BYTES, ValueKind.of(byte[].class));
-        assertEquals(ValueKind.PRIMITIVE_ARRAY, ValueKind.of(int[].class));
-        assertEquals(ValueKind.PRIMITIVE_ARRAY, ValueKind.of(char[].class));
-        assertEquals(ValueKind.OBJECT_ARRAY, ValueKind.of(String[].class));
-        assertEquals(ValueKind.OBJECT_ARRAY, ValueKind.of(byte[][].class));
-        assertEquals(ValueKind.OPTIONAL, ValueKind.of(Optional.class));
-        assertEquals(ValueKind.PRIMITIVE_OPTIONAL, ValueKind.of(OptionalInt.class));
-        assertEquals(ValueKind.PRIMITIVE_OPTIONAL, ValueKind.of(OptionalLong.class));
-        assertEquals(ValueKind.PRIMITIVE_OPTIONAL, ValueKind.of(OptionalDouble.class));
-        assertEquals(ValueKind.SET, ValueKind.of(TreeSet.class));
-        assertEquals(ValueKind.SET, ValueKind.of(Set.of(1).getClass()));
-        assertEquals(ValueKind.LIST, ValueKind.of(ArrayList.class));
-        assertEquals(ValueKind.LIST, ValueKind.of(ArrayDeque.class), "any other Collection, in its order");
-        assertEquals(ValueKind.MAP, ValueKind.of(HashMap.class));
+        assertEquals(ValueKind.BYTES, kind(byte[].class));
+        assertEquals(ValueKind.PRIMITIVE_ARRAY, kind(int[].class));
+        assertEquals(ValueKind.PRIMITIVE_ARRAY, kind(char[].class));
+        assertEquals(ValueKind.OBJECT_ARRAY, kind(String[].class));
+        assertEquals(ValueKind.OBJECT_ARRAY, kind(byte[][].class));
+        assertEquals(ValueKind.OPTIONAL, kind(Optional.class));
+        assertEquals(ValueKind.PRIMITIVE_OPTIONAL, kind(OptionalInt.class));
+        assertEquals(ValueKind.PRIMITIVE_OPTIONAL, kind(OptionalLong.class));
+        assertEquals(ValueKind.PRIMITIVE_OPTIONAL, kind(OptionalDouble.class));
+        assertEquals(ValueKind.SET, kind(TreeSet.class));
+        assertEquals(ValueKind.SET, kind(Set.of(1).getClass()));
+        assertEquals(ValueKind.LIST, kind(ArrayList.class));
+        assertEquals(ValueKind.LIST, kind(ArrayDeque.class), "any other Collection, in its order");
+        assertEquals(ValueKind.MAP, kind(HashMap.class));
     }
 
     @Test
     void theApplicationsRecordsAndPlainObjectsAreEncodedByTheirFields() {
-        assertEquals(ValueKind.RECORD, ValueKind.of(Point.class));
-        assertEquals(ValueKind.PLAIN_OBJECT, ValueKind.of(Plain.class));
+        assertEquals(ValueKind.RECORD, kind(Point.class));
+        assertEquals(ValueKind.PLAIN_OBJECT, kind(Plain.class));
     }
 
     @Test
@@ -167,7 +206,7 @@ class ValueKindTest {
                 Class.forName("java.sql.Timestamp"), Class.forName("javax.sql.rowset.serial.SerialBlob"),
                 Class.forName("jdk.dynalink.NamedOperation"), Class.forName("sun.security.ec.ECKeyFactory"),
                 Class.forName("com.sun.net.httpserver.HttpsConfigurator"))) {
-            assertEquals(ValueKind.UNENCODABLE, ValueKind.of(notData), notData.getName());
+            assertEquals(ValueKind.UNENCODABLE, kind(notData), notData.getName());
         }
     }
 
@@ -193,7 +232,14 @@ class ValueKindTest {
     }
 
     @Test
-    void aTypeEntryIsComputedOncePerClassAndCarriesItsKind() {
+    void aTypeEntryIsComputedOncePerClassAndCarriesItsKind() throws Exception {
+        for (Class<?> fresh : freshClasses()) {
+            TypeEntry entry = TypeEntry.of(fresh);
+            assertSame(entry, TypeEntry.of(fresh));
+            assertEquals(fresh, entry.type);
+            assertEquals(fresh.isRecord() ? ValueKind.RECORD : ValueKind.PLAIN_OBJECT, entry.kind);
+            assertEquals(fresh.isRecord() ? 2 : 1, entry.layout().fields.length);
+        }
         TypeEntry entry = TypeEntry.of(Point.class);
         assertSame(entry, TypeEntry.of(Point.class));
         assertEquals(Point.class, entry.type);
