@@ -162,6 +162,7 @@ class WeavingScenariosTest {
     }
 
     @Test
+    @Timeout(30) // the async method completes on the common pool
     void optionalVoidStaticAndAsyncMethodsAreDeduplicated() throws Exception {
         Optional<ArticleService.Article> found = service.find("rust");
         assertEquals(found, service.find("rust"));

@@ -184,7 +184,7 @@ class ConcurrencyTest {
             return null;
         };
         Future<Object> leader = pool.submit(() -> call("generate", "p"));
-        running.await();
+        assertTrue(running.await(30, TimeUnit.SECONDS), "the leader did not start running within 30 s");
         Future<Object> patient = pool.submit(() -> call("generate", "p"));
         AtomicReference<Thread> impatientThread = new AtomicReference<>();
         Future<Object> impatient = pool.submit(() -> {

@@ -109,6 +109,7 @@ class AgentIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
+    @Timeout(value = 2, unit = TimeUnit.MINUTES) // the retry-storm demo: worker threads in the child JVM
     void aClassWovenAtCompileTimeIsLeftAloneSoTheAdviceRunsOnce(Jvm jvm) throws Exception {
         // The samples are woven by ajc; under the agent they must behave exactly as without it.
         List<String> classPath = List.of(System.getProperty("samples.jar"), System.getProperty("aspect.jar"),
