@@ -108,7 +108,7 @@ class CallSemanticsTest {
             return new Article(topic, 0, runs.incrementAndGet());
         }
 
-        @Idempotent(scope = "lab:short-wait", waitTimeout = "300ms")
+        @Idempotent(scope = "lab:short-wait", waitTimeout = "1s")
         Article shortWait(String topic) {
             return new Article(topic, 0, runs.incrementAndGet());
         }
