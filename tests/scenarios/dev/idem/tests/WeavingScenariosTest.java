@@ -13,24 +13,29 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.RecordState;
 import dev.idem.store.tck.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,6 +47,8 @@ class WeavingScenariosTest {
     private final MutableClock clock = MutableClock.startingAt("2026-03-01T08:00:00Z");
     private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
     private final ArticleService service = new ArticleService();
+    private final ClaimWatchingStore watched = new ClaimWatchingStore(new InMemoryIdempotencyStore(clock));
+    private final ExecutorService background = Executors.newSingleThreadExecutor();
     private IdemEngine engine;
     private IdemEngine previous;
 
@@ -50,7 +57,7 @@ class WeavingScenariosTest {
         engine = IdemEngine.create(IdemSettings.custom()
                 .namespace("weaving")
                 .clock(clock)
-                .store("memory", new InMemoryIdempotencyStore(clock))
+                .store("memory", watched)
                 .store("down", new DownStore())
                 .listener(events::add)
                 .build());
@@ -59,6 +66,7 @@ class WeavingScenariosTest {
 
     @AfterEach
     void restoreEngine() {
+        background.shutdownNow();
         Idem.install(previous);
         engine.close();
     }
@@ -94,11 +102,17 @@ class WeavingScenariosTest {
     }
 
     @Test
+    @Timeout(60)
     void concurrentIdenticalCallsAreCoalesced() throws Exception {
         int callers = 16;
         service.during = () -> {
+            // The running call holds until every other caller has joined it; past the deadline it fails loudly.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (count(IdempotencyEventType.COALESCED) < callers - 1 && System.nanoTime() < deadline) {
+            while (count(IdempotencyEventType.COALESCED) < callers - 1) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("only " + count(IdempotencyEventType.COALESCED) + " of "
+                            + (callers - 1) + " callers joined the running call within 30 s");
+                }
                 Thread.onSpinWait();
             }
         };
@@ -114,7 +128,7 @@ class WeavingScenariosTest {
             }
             start.countDown();
             for (Future<ArticleService.Article> r : results) {
-                assertEquals(1, r.get(30, TimeUnit.SECONDS).edition());
+                assertEquals(1, r.get(40, TimeUnit.SECONDS).edition());
             }
         } finally {
             pool.shutdownNow();
@@ -148,34 +162,156 @@ class WeavingScenariosTest {
     }
 
     @Test
+    @Timeout(30) // the async method completes on the common pool
     void optionalVoidStaticAndAsyncMethodsAreDeduplicated() throws Exception {
         Optional<ArticleService.Article> found = service.find("rust");
         assertEquals(found, service.find("rust"));
-        assertNull(service.generateAsync("x").thenApply(a -> null).get(5, TimeUnit.SECONDS));
-        assertEquals(service.generateAsync("x").get(5, TimeUnit.SECONDS), service.generateAsync("x").get());
+        ArticleService.Article async = service.generateAsync("x").get(5, TimeUnit.SECONDS);
+        assertEquals(new ArticleService.Article("x", 0, 2, ""), async, "find ran first, so this is the second run");
+        assertEquals(async, service.generateAsync("x").get(5, TimeUnit.SECONDS), "replayed, not run again");
         service.publish("rust");
         service.publish("rust");
         assertEquals(3, service.runs.get(), "find once, generateAsync once, publish once");
-        assertEquals(ArticleService.staticCount("a"), ArticleService.staticCount("a"));
+        int staticRuns = ArticleService.staticCount("a");
+        assertEquals(staticRuns, ArticleService.staticCount("a"), "a static method is deduplicated too");
+        assertEquals(staticRuns + 1, ArticleService.staticCount("b"), "and runs for another argument");
+    }
+
+    /**
+     * The record a call of {@code generate(topic, day)} leaves in a throwaway engine with this test's namespace and
+     * clock but a store of its own: the key, payload hash and encoded result another process would have, learned
+     * without leaving a local result in the engine under test.
+     */
+    private IdempotencyRecord recordOfAnotherProcess(String topic, int day) {
+        InMemoryIdempotencyStore elsewhere = new InMemoryIdempotencyStore(clock);
+        IdemEngine probe = IdemEngine.create(IdemSettings.custom().namespace("weaving").clock(clock)
+                .store("memory", elsewhere).build());
+        Idem.install(probe);
+        try {
+            ArticleService.Article article = new ArticleService().generate(topic, day);
+            return elsewhere.get(article.key()).orElseThrow();
+        } finally {
+            Idem.install(engine);
+            probe.close();
+        }
+    }
+
+    private ClaimOutcome.Acquired claimAsAnotherProcess(IdempotencyRecord record) {
+        ClaimOutcome claim = watched.delegate.claim(new ClaimRequest(record.key(), record.payloadHash(), "crashed",
+                Duration.ofSeconds(30), Duration.ZERO));
+        assertTrue(claim instanceof ClaimOutcome.Acquired, claim.toString());
+        return (ClaimOutcome.Acquired) claim;
     }
 
     @Test
-    void aCallerWaitsForAnotherProcessAndThenTakesOverItsExpiredLease() {
-        // Another process claimed the key and died: the call takes over once the lease passes.
-        ArticleService.Article probe = service.generate("dead-owner", 3);
-        IdempotencyStore store = engine.settings().stores().get("memory");
-        IdempotencyRecord record = store.get(probe.key()).orElseThrow();
-        store.delete(probe.key());
-        ClaimOutcome dead = store.claim(new ClaimRequest(probe.key(), record.payloadHash(), "crashed",
-                Duration.ofSeconds(30), Duration.ZERO));
-        clock.advance(Duration.ofMinutes(6)); // past the lease, and past the window so the local result is stale
+    @Timeout(60)
+    void aCallerWaitsForAnotherProcessAndGetsItsResult() throws Exception {
+        IdempotencyRecord theirs = recordOfAnotherProcess("busy-owner", 3);
+        ClaimOutcome.Acquired owner = claimAsAnotherProcess(theirs);
 
-        ArticleService.Article taken = service.generate("dead-owner", 3);
+        Future<ArticleService.Article> waiting = background.submit(() -> service.generate("busy-owner", 3));
+        // The call found the key in progress and asked the store again: it waits, neither refused nor running.
+        watched.awaitInProgressAnswers(theirs.key(), 2);
+        assertFalse(waiting.isDone(), "waits while the other process runs");
+        assertTrue(watched.delegate.complete(theirs.key(), owner.fencingToken(), theirs.result(),
+                Duration.ofMinutes(30)));
 
-        assertEquals(2, taken.edition());
-        assertTrue(((ClaimOutcome.Acquired) dead).fencingToken() < store.get(probe.key()).orElseThrow()
-                .fencingToken());
+        ArticleService.Article article = waiting.get(30, TimeUnit.SECONDS);
+        assertEquals(new ArticleService.Article("busy-owner", 3, 1, theirs.key()), article, "the other's result");
+        assertEquals(0, service.runs.get());
+        assertEquals(1, count(IdempotencyEventType.REPLAYED));
+    }
+
+    @Test
+    @Timeout(60)
+    void aCallerWaitsForAnotherProcessAndTakesOverOnceItsLeasePasses() throws Exception {
+        IdempotencyRecord theirs = recordOfAnotherProcess("dead-owner", 3);
+        ClaimOutcome.Acquired dead = claimAsAnotherProcess(theirs);
+
+        Future<ArticleService.Article> waiting = background.submit(() -> service.generate("dead-owner", 3));
+        watched.awaitInProgressAnswers(theirs.key(), 2);
+        assertFalse(waiting.isDone(), "waits while the owner's lease holds");
+        clock.advance(Duration.ofSeconds(31)); // the owner died: its lease passes while the call waits
+
+        ArticleService.Article taken = waiting.get(30, TimeUnit.SECONDS);
+        assertEquals(1, taken.edition());
+        assertEquals(theirs.key(), taken.key());
+        assertEquals(1, service.runs.get());
+        assertTrue(dead.fencingToken() < watched.delegate.get(theirs.key()).orElseThrow().fencingToken());
         assertEquals(1, count(IdempotencyEventType.TAKEOVER));
+    }
+
+    /** A real store that counts, per key, the claims it answered with a record still in progress. */
+    static final class ClaimWatchingStore implements IdempotencyStore {
+        final IdempotencyStore delegate;
+        private final Map<String, AtomicInteger> inProgress = new ConcurrentHashMap<>();
+
+        ClaimWatchingStore(IdempotencyStore delegate) {
+            this.delegate = delegate;
+        }
+
+        int inProgressAnswers(String key) {
+            AtomicInteger n = inProgress.get(key);
+            return n == null ? 0 : n.get();
+        }
+
+        /** Waits until {@code key} was answered "in progress" {@code times} times; fails at a deadline. */
+        void awaitInProgressAnswers(String key, int times) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            synchronized (this) {
+                while (inProgressAnswers(key) < times) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new AssertionError("the call asked about " + key + " only " + inProgressAnswers(key)
+                                + " times in 30 s, expected " + times);
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+            }
+        }
+
+        @Override
+        public ClaimOutcome claim(ClaimRequest request) {
+            ClaimOutcome outcome = delegate.claim(request);
+            if (outcome instanceof ClaimOutcome.Existing
+                    && ((ClaimOutcome.Existing) outcome).record().state() == RecordState.IN_PROGRESS) {
+                inProgress.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
+                synchronized (this) {
+                    notifyAll();
+                }
+            }
+            return outcome;
+        }
+
+        @Override
+        public boolean complete(String key, long token, byte[] result, Duration ttl) {
+            return delegate.complete(key, token, result, ttl);
+        }
+
+        @Override
+        public boolean fail(String key, long token, byte[] failure, Duration failureTtl) {
+            return delegate.fail(key, token, failure, failureTtl);
+        }
+
+        @Override
+        public boolean release(String key, long token) {
+            return delegate.release(key, token);
+        }
+
+        @Override
+        public boolean renew(String key, long token, Duration lease) {
+            return delegate.renew(key, token, lease);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> get(String key) {
+            return delegate.get(key);
+        }
+
+        @Override
+        public void delete(String key) {
+            delegate.delete(key);
+        }
     }
 
     /** A store whose server is gone. */

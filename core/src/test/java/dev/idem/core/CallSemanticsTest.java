@@ -17,6 +17,7 @@ import dev.idem.store.RecordState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -107,7 +108,7 @@ class CallSemanticsTest {
             return new Article(topic, 0, runs.incrementAndGet());
         }
 
-        @Idempotent(scope = "lab:short-wait", waitTimeout = "50ms")
+        @Idempotent(scope = "lab:short-wait", waitTimeout = "1s")
         Article shortWait(String topic) {
             return new Article(topic, 0, runs.incrementAndGet());
         }
@@ -303,6 +304,17 @@ class CallSemanticsTest {
 
     @Nested
     class AnotherProcessRunsIt {
+        /** The engine under test, on the same store as {@code fx}, whose claims the test watches. */
+        private final ClaimWatchingStore watched = new ClaimWatchingStore(fx.store);
+        private final EngineFixture caller = new EngineFixture(watched, b -> b.clock(fx.clock));
+        private final ExecutorService callers = Executors.newSingleThreadExecutor();
+
+        @AfterEach
+        void closeCaller() {
+            callers.shutdownNow();
+            caller.close();
+        }
+
         private String claimAsAnotherProcess(Object... args) throws Throwable {
             // Learn the key the way an operator would: run it once in a throwaway engine on the same clock.
             try (EngineFixture probe = new EngineFixture(b -> b.clock(fx.clock))) {
@@ -315,50 +327,81 @@ class CallSemanticsTest {
             }
         }
 
+        private Future<Object> callInBackground(String method, Object... args) {
+            return callers.submit(() -> {
+                try {
+                    return caller.call(pipeline, method, args);
+                } catch (Exception | Error e) {
+                    throw e;
+                } catch (Throwable t) {
+                    throw new AssertionError(t);
+                }
+            });
+        }
+
         @Test
         void withOnInProgressThrowTheCallerIsRefusedAtOnce() throws Throwable {
-            claimAsAnotherProcess("impatient", "rust");
+            String key = claimAsAnotherProcess("impatient", "rust");
 
             IdempotencyInProgressException e = assertThrows(IdempotencyInProgressException.class,
-                    () -> fx.call(pipeline, "impatient", "rust"));
+                    () -> caller.call(pipeline, "impatient", "rust"));
             assertTrue(e.getMessage().contains("other-process"), e.getMessage());
+            assertTrue(e.getMessage().contains("onInProgress = THROW"), e.getMessage());
+            assertEquals(1, watched.inProgressAnswers(key), "refused on the first answer, without asking again");
             assertEquals(0, pipeline.runs.get());
         }
 
         @Test
+        @Timeout(30)
         void aWaitingCallerGivesUpAfterTheWaitTimeout() throws Throwable {
-            claimAsAnotherProcess("shortWait", "rust");
+            String key = claimAsAnotherProcess("shortWait", "rust");
 
-            assertThrows(IdempotencyInProgressException.class, () -> fx.call(pipeline, "shortWait", "rust"));
+            IdempotencyInProgressException e = assertThrows(IdempotencyInProgressException.class,
+                    () -> caller.call(pipeline, "shortWait", "rust"));
+            assertTrue(e.getMessage().contains("did not finish within waitTimeout"), e.getMessage());
+            assertTrue(watched.inProgressAnswers(key) >= 2,
+                    "it waited, asking the store again, before giving up: " + watched.inProgressAnswers(key));
             assertEquals(0, pipeline.runs.get());
         }
 
         @Test
+        @Timeout(30)
         void aWaitingCallerGetsTheOtherProcessesResultWhenItCompletes() throws Throwable {
             String key = claimAsAnotherProcess("generate", "rust", 1);
             long token = fx.store.get(key).orElseThrow().fencingToken();
-            ExecutorService caller = Executors.newSingleThreadExecutor();
-            try {
-                Future<Object> waiting = caller.submit(() -> {
-                    try {
-                        return fx.call(pipeline, "generate", "rust", 1);
-                    } catch (Throwable t) {
-                        throw new AssertionError(t);
-                    }
-                });
-                // The other process finishes: write what it would have written, encoded by a real engine.
-                byte[] result;
-                try (EngineFixture writer = new EngineFixture(b -> b.clock(fx.clock))) {
-                    writer.call(new Pipeline(), "generate", "rust", 1);
-                    result = writer.store.get(key).orElseThrow().result();
-                }
-                assertTrue(fx.store.complete(key, token, result, Duration.ofMinutes(30)));
+            Future<Object> waiting = callInBackground("generate", "rust", 1);
 
-                assertEquals(new Article("rust", 1, 1), waiting.get(10, TimeUnit.SECONDS));
-                assertEquals(0, pipeline.runs.get());
-            } finally {
-                caller.shutdownNow();
+            // The caller found the key in progress and asked again: it is waiting, not refused and not running.
+            watched.awaitInProgressAnswers(key, 2);
+            assertFalse(waiting.isDone(), "still waiting while the other process runs");
+            // The other process finishes: write what it would have written, encoded by a real engine.
+            byte[] result;
+            try (EngineFixture writer = new EngineFixture(b -> b.clock(fx.clock))) {
+                writer.call(new Pipeline(), "generate", "rust", 1);
+                result = writer.store.get(key).orElseThrow().result();
             }
+            assertTrue(fx.store.complete(key, token, result, Duration.ofMinutes(30)));
+
+            assertEquals(new Article("rust", 1, 1), waiting.get(20, TimeUnit.SECONDS));
+            assertEquals(0, pipeline.runs.get());
+            assertEquals(1, caller.count(IdempotencyEventType.REPLAYED));
+        }
+
+        @Test
+        @Timeout(30)
+        void aWaitingCallerTakesTheKeyOverWhenTheOwnersLeasePassesWhileItWaits() throws Throwable {
+            String key = claimAsAnotherProcess("generate", "rust", 1);
+            long dead = fx.store.get(key).orElseThrow().fencingToken();
+            Future<Object> waiting = callInBackground("generate", "rust", 1);
+
+            watched.awaitInProgressAnswers(key, 2);
+            assertFalse(waiting.isDone(), "still waiting while the owner's lease holds");
+            fx.clock.advance(Duration.ofSeconds(31)); // the owner died: its lease passes while the caller waits
+
+            assertEquals(new Article("rust", 1, 1), waiting.get(20, TimeUnit.SECONDS));
+            assertEquals(1, pipeline.runs.get());
+            assertEquals(1, caller.count(IdempotencyEventType.TAKEOVER));
+            assertTrue(fx.store.get(key).orElseThrow().fencingToken() > dead);
         }
 
         @Test
@@ -367,12 +410,13 @@ class CallSemanticsTest {
             long dead = fx.store.get(key).orElseThrow().fencingToken();
             fx.clock.advance(Duration.ofSeconds(31));
 
-            Article article = (Article) fx.call(pipeline, "generate", "rust", 1);
+            Article article = (Article) caller.call(pipeline, "generate", "rust", 1);
 
             assertEquals(1, pipeline.runs.get());
             assertEquals(1, article.edition());
             assertTrue(fx.store.get(key).orElseThrow().fencingToken() > dead);
-            assertEquals(1, fx.count(IdempotencyEventType.TAKEOVER));
+            assertEquals(1, caller.count(IdempotencyEventType.TAKEOVER));
+            assertEquals(0, watched.inProgressAnswers(key), "the passed lease was taken over at the first claim");
             assertFalse(fx.store.complete(key, dead, new byte[] {1}, Duration.ofMinutes(1)), "the dead owner is fenced");
         }
     }
@@ -535,6 +579,7 @@ class CallSemanticsTest {
     }
 
     @Test
+    @Timeout(30)
     void completionStageRecordsCompleteWhenTheFutureDoes() throws Throwable {
         CompletableFuture<Article> upstream = new CompletableFuture<>();
 
@@ -587,6 +632,84 @@ class CallSemanticsTest {
 
         private void readObject(java.io.ObjectInputStream in) {
             deserialized = true;
+        }
+    }
+
+    /** A real store that counts, per key, the claims it answered with a record still in progress. */
+    static final class ClaimWatchingStore implements IdempotencyStore {
+        private final IdempotencyStore delegate;
+        private final java.util.Map<String, AtomicInteger> inProgress = new java.util.concurrent.ConcurrentHashMap<>();
+
+        ClaimWatchingStore(IdempotencyStore delegate) {
+            this.delegate = delegate;
+        }
+
+        int inProgressAnswers(String key) {
+            AtomicInteger n = inProgress.get(key);
+            return n == null ? 0 : n.get();
+        }
+
+        /** Waits until {@code key} was answered "in progress" {@code times} times; fails at a deadline. */
+        void awaitInProgressAnswers(String key, int times) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            synchronized (this) {
+                while (inProgressAnswers(key) < times) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new AssertionError("the caller asked about " + key + " only "
+                                + inProgressAnswers(key) + " times in 10 s, expected " + times);
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+            }
+        }
+
+        @Override
+        public ClaimOutcome claim(ClaimRequest request) {
+            ClaimOutcome outcome = delegate.claim(request);
+            if (outcome instanceof ClaimOutcome.Existing existing
+                    && existing.record().state() == RecordState.IN_PROGRESS) {
+                inProgress.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
+                synchronized (this) {
+                    notifyAll();
+                }
+            }
+            return outcome;
+        }
+
+        @Override
+        public boolean complete(String key, long token, byte[] result, Duration ttl) {
+            return delegate.complete(key, token, result, ttl);
+        }
+
+        @Override
+        public boolean fail(String key, long token, byte[] failure, Duration failureTtl) {
+            return delegate.fail(key, token, failure, failureTtl);
+        }
+
+        @Override
+        public boolean release(String key, long token) {
+            return delegate.release(key, token);
+        }
+
+        @Override
+        public boolean renew(String key, long token, Duration lease) {
+            return delegate.renew(key, token, lease);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> get(String key) {
+            return delegate.get(key);
+        }
+
+        @Override
+        public void delete(String key) {
+            delegate.delete(key);
+        }
+
+        @Override
+        public void close() {
+            // the delegate belongs to the test, which closes it
         }
     }
 

@@ -5,8 +5,11 @@ import dev.idem.IdempotencyKey;
 import dev.idem.Idempotent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -102,6 +106,7 @@ class ConcurrencyTest {
     }
 
     @Test
+    @Timeout(60)
     void sixtyFourConcurrentCallersOfOneKeyRunTheBodyOnceAndAllGetTheResult() throws Exception {
         service.during = holdUntilJoined(63);
 
@@ -116,6 +121,7 @@ class ConcurrencyTest {
     }
 
     @Test
+    @Timeout(120)
     void tenThousandCallsOverFiveHundredKeysFromEightThreadsRunOncePerKey() throws Exception {
         ExecutorService eight = Executors.newFixedThreadPool(8);
         try {
@@ -149,6 +155,7 @@ class ConcurrencyTest {
     }
 
     @Test
+    @Timeout(30)
     void oneCallerCancellingItsFutureNeitherCancelsTheExecutionNorTheOtherCallers() throws Exception {
         CompletableFuture<String> upstream = new CompletableFuture<>();
         @SuppressWarnings("unchecked")
@@ -167,6 +174,7 @@ class ConcurrencyTest {
     }
 
     @Test
+    @Timeout(60)
     void anInterruptedWaiterLeavesWhileTheExecutionAndTheOtherWaitersGoOn() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch running = new CountDownLatch(1);
@@ -176,16 +184,16 @@ class ConcurrencyTest {
             return null;
         };
         Future<Object> leader = pool.submit(() -> call("generate", "p"));
-        running.await();
+        assertTrue(running.await(30, TimeUnit.SECONDS), "the leader did not start running within 30 s");
         Future<Object> patient = pool.submit(() -> call("generate", "p"));
-        Thread[] impatientThread = new Thread[1];
+        AtomicReference<Thread> impatientThread = new AtomicReference<>();
         Future<Object> impatient = pool.submit(() -> {
-            impatientThread[0] = Thread.currentThread();
+            impatientThread.set(Thread.currentThread());
             return call("generate", "p");
         });
         holdUntilJoined(2).call();
 
-        impatientThread[0].interrupt();
+        impatientThread.get().interrupt();
         java.util.concurrent.ExecutionException left = assertThrows(java.util.concurrent.ExecutionException.class,
                 () -> impatient.get(10, TimeUnit.SECONDS));
         assertInstanceOf(IdempotencyInProgressException.class, left.getCause());
@@ -197,22 +205,29 @@ class ConcurrencyTest {
     }
 
     @Test
+    @Timeout(60)
     void aFailedExecutionLeavesNoInFlightEntryBehindEvenUnderContention() throws Exception {
         for (int round = 0; round < 200; round++) {
             String prompt = "round-" + round;
             service.failing = true;
             List<Future<Object>> failures = submitAll(8, () -> call("generate", prompt));
+            // Each execution throws an exception of its own; callers that joined one share its instance.
+            Set<Throwable> thrown = Collections.newSetFromMap(new IdentityHashMap<>());
             for (Future<Object> f : failures) {
                 java.util.concurrent.ExecutionException e = assertThrows(
                         java.util.concurrent.ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
                 assertInstanceOf(IllegalStateException.class, e.getCause());
+                thrown.add(e.getCause());
             }
+            int failedRuns = service.runsByKey.get(prompt).get();
+            assertEquals(failedRuns, thrown.size(), "every caller got the failure of an execution that ran");
             service.failing = false;
             // Had the failed execution stayed registered, this call would join it and throw again.
             assertEquals("article about " + prompt, call("generate", prompt));
+            assertEquals(failedRuns + 1, service.runsByKey.get(prompt).get(), "the retry ran the method");
+            assertEquals("article about " + prompt, call("generate", prompt));
+            assertEquals(failedRuns + 1, service.runsByKey.get(prompt).get(), "and its result is replayed");
         }
         assertEquals(0, fx.engine.inFlightCount());
-        Set<String> keys = service.runsByKey.keySet();
-        assertEquals(200, keys.size());
     }
 }

@@ -7,6 +7,7 @@ import dev.idem.core.WeavingCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.Map;
 
@@ -36,6 +37,7 @@ class RetryStormTest {
     }
 
     @Test
+    @Timeout(60) // worker threads, a shared rate limiter and retries
     void withIdemEachJobIsBilledAndPublishedExactlyOnceAndTheReusedIdIsRefused() throws Exception {
         RetryStorm.Outcome idem = RetryStorm.replay(true);
 
@@ -45,6 +47,7 @@ class RetryStormTest {
     }
 
     @Test
+    @Timeout(60)
     void withoutIdemTheSameDayPaysAndPublishesDuplicates() throws Exception {
         RetryStorm.Outcome plain = RetryStorm.replay(false);
 

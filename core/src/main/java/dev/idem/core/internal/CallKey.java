@@ -14,6 +14,10 @@ public final class CallKey {
     private final String keyPrefix;
     private String text;
 
+    CallKey(String namespace, String scope, long hi, long lo) {
+        this(namespace, scope, hi, lo, null);
+    }
+
     CallKey(String namespace, String scope, long hi, long lo, String keyPrefix) {
         this.namespace = namespace;
         this.scope = scope;

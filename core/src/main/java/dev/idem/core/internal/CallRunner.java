@@ -92,7 +92,7 @@ public final class CallRunner implements AutoCloseable {
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
         try {
             key = plan.identify(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
-            LocalResults.Entry hit = local.lookup(plan, key);
+            LocalResults.Entry hit = local.lookup(plan.id, key);
             if (hit != null) {
                 if (!plan.payloadSameAsKey
                         && !plan.samePayload(hit.payloadDigest, plan.payloadDigest(encoder, args))) {

@@ -48,10 +48,10 @@ final class LocalResults {
         this.entries = Caffeine.newBuilder().maximumSize(MAX_ENTRIES).build();
     }
 
-    /** The entry {@code plan} stored for {@code key} if it still counts now: not expired and within its window. */
-    Entry lookup(OperationPlan plan, CallKey key) {
+    /** The entry the plan {@code planId} stored for {@code key} if it still counts now: not expired, within its window. */
+    Entry lookup(long planId, CallKey key) {
         Entry entry = entries.getIfPresent(key);
-        if (entry == null || entry.planId != plan.id) {
+        if (entry == null || entry.planId != planId) {
             return null;
         }
         long now = clock.millis();

@@ -102,6 +102,18 @@ public final class OperationPlan {
                 literalKeyPrefix);
     }
 
+    /** SHA-256 over the canonical encoding of the payload values, on an encoder of its own. */
+    byte[] payloadDigest(Object[] args) {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        try {
+            encoder.using(canonicalizers);
+            encodeSources(encoder, payloadSources, args);
+            return encoder.sha256().clone();
+        } finally {
+            encoder.release();
+        }
+    }
+
     /**
      * SHA-256 over the canonical encoding of the payload values, on the encoder that has just identified the
      * call: when the payload is the key's parameters their encoding is not made a second time.

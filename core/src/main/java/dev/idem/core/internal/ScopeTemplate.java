@@ -39,10 +39,10 @@ final class ScopeTemplate {
                 parts.add(scope.substring(i));
                 break;
             }
-            if (open < 0 || close < open) {
+            if (close >= 0 && (open < 0 || close < open)) {
                 throw new IllegalArgumentException("scope \"" + scope + "\" has an unmatched '}'");
             }
-            close = scope.indexOf('}', open);
+            close = scope.indexOf('}', open); // here open >= 0
             if (close < 0) {
                 throw new IllegalArgumentException("scope \"" + scope + "\" has an unmatched '{'");
             }

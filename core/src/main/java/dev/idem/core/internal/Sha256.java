@@ -51,6 +51,11 @@ final class Sha256 {
         return new String(text, StandardCharsets.ISO_8859_1);
     }
 
+    /** The 32 hex digits of {@code hi} and {@code lo}. */
+    static String hex128(long hi, long lo) {
+        return hex128("", hi, lo);
+    }
+
     /** {@code prefix} followed by the 32 hex digits of {@code hi} and {@code lo}, in one String. */
     static String hex128(String prefix, long hi, long lo) {
         int p = prefix.length();

@@ -130,7 +130,9 @@ enum ValueKind {
         if (Map.class.isAssignableFrom(type)) {
             return MAP;
         }
-        if (isNeverData(type) || isJdk(type) || type.isSynthetic() || type.isHidden()
+        // An anonymous class is a callback like a lambda: its behaviour is its code, which its fields do not show, so
+        // two of them with equal fields would otherwise be one key.
+        if (isNeverData(type) || isJdk(type) || type.isSynthetic() || type.isHidden() || type.isAnonymousClass()
                 || type.getName().contains("$$Lambda") || Modifier.isAbstract(type.getModifiers())) {
             return UNENCODABLE;
         }

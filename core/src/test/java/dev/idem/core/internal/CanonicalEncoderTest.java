@@ -197,4 +197,16 @@ class CanonicalEncoderTest {
                 + " can have cleared it)");
         encoder.release();
     }
+
+    @Test
+    void anAnonymousClassIsACallbackNotDataSoItHasNoCanonicalForm() {
+        java.util.function.Supplier<String> a = new java.util.function.Supplier<>() {
+            @Override
+            public String get() {
+                return "a";
+            }
+        };
+        UnencodableValueException e = assertThrows(UnencodableValueException.class, () -> encode(a));
+        assertTrue(e.getMessage().contains("no canonical form"), e.getMessage());
+    }
 }

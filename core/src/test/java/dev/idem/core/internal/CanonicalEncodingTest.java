@@ -31,6 +31,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -162,11 +163,38 @@ class CanonicalEncodingTest {
         return IntStream.range(0, 300).mapToObj(i -> 1000L + i);
     }
 
+    /**
+     * A random map of two to five entries whose values are random too: every case holds at least one map whose
+     * iteration order {@link #reordered} really changes, so no case compares a value with itself.
+     */
+    static Map<String, Object> randomMap(Random r) {
+        Map<String, Object> map = new HashMap<>();
+        int size = 2 + r.nextInt(4);
+        for (int i = 0; map.size() < size; i++) {
+            map.put(randomString(r) + i, i % 2 == 0 ? randomValue(r, 1) : randomSet(r));
+        }
+        return map;
+    }
+
+    static Set<Object> randomSet(Random r) {
+        Set<Object> set = new HashSet<>();
+        int size = 2 + r.nextInt(3);
+        for (int i = 0; set.size() < size; i++) {
+            set.add(randomString(r) + i);
+        }
+        return set;
+    }
+
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void mapAndSetOrderNeverChangesTheEncoding(long seed) {
-        Object value = randomValue(new Random(seed), 0);
-        assertArrayEquals(encode(value), encode(reordered(value)), () -> "value " + value);
+        Map<String, Object> value = randomMap(new Random(seed));
+        Object copy = reordered(value);
+        // The premise of the case: an equal value whose maps and sets iterate in another order.
+        assertEquals(value, copy);
+        assertNotEquals(List.copyOf(value.keySet()), List.copyOf(((Map<?, ?>) copy).keySet()),
+                () -> "the copy must iterate in another order: " + value);
+        assertArrayEquals(encode(value), encode(copy), () -> "value " + value);
     }
 
     @ParameterizedTest(name = "seed {0}")

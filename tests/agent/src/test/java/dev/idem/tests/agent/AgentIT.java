@@ -2,14 +2,14 @@ package dev.idem.tests.agent;
 
 import com.sun.tools.attach.VirtualMachine;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +40,7 @@ class AgentIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
+    @Timeout(value = 4, unit = TimeUnit.MINUTES) // four JVMs, one of them eight threads on one key
     void withoutTheAgentEveryDuplicateRuns(Jvm jvm) throws Exception {
         Jvm.Run dedup = jvm.run(List.of(), APP_CLASS_PATH, APP, "dedup");
         assertEquals("4", dedup.value("runs"), dedup.toString());
@@ -70,6 +71,7 @@ class AgentIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void withTheAgentConcurrentCallsAreCoalesced(Jvm jvm) throws Exception {
         Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "coalesce");
 
@@ -107,6 +109,7 @@ class AgentIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
+    @Timeout(value = 2, unit = TimeUnit.MINUTES) // the retry-storm demo: worker threads in the child JVM
     void aClassWovenAtCompileTimeIsLeftAloneSoTheAdviceRunsOnce(Jvm jvm) throws Exception {
         // The samples are woven by ajc; under the agent they must behave exactly as without it.
         List<String> classPath = List.of(System.getProperty("samples.jar"), System.getProperty("aspect.jar"),
@@ -151,18 +154,16 @@ class AgentIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void aLateAttachRetransformsClassesAlreadyLoaded(Jvm jvm) throws Exception {
         List<String> options = jvm.major() >= 21 ? List.of("-XX:+EnableDynamicAgentLoading") : List.of();
         Process app = jvm.start(options, APP_CLASS_PATH, APP, "late-attach");
         try {
             CompletableFuture<String> err = Jvm.read(app.getErrorStream());
-            BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(),
-                    StandardCharsets.UTF_8));
-            String ready = out.readLine();
-            while (ready != null && !ready.startsWith("ready pid=")) {
-                ready = out.readLine();
-            }
-            assertTrue(ready != null, "the application did not get ready: " + err.getNow(""));
+            Jvm.Lines out = new Jvm.Lines(app.getInputStream(), "late-attach stdout");
+            // Every wait below has a deadline; on any failure the finally block destroys the application.
+            String ready = out.next(l -> l.startsWith("ready pid="), Duration.ofSeconds(60),
+                    () -> "the application did not get ready; stderr: " + err.getNow(""));
             VirtualMachine vm = VirtualMachine.attach(ready.substring("ready pid=".length()));
             try {
                 vm.loadAgent(AGENT, "verbose=true");
@@ -172,8 +173,9 @@ class AgentIT {
             try (OutputStream in = app.getOutputStream()) {
                 in.write("go\n".getBytes(StandardCharsets.UTF_8));
             }
-            String runs = out.readLine();
-            assertTrue(app.waitFor(60, TimeUnit.SECONDS));
+            String runs = out.next(l -> l.startsWith("runs="), Duration.ofSeconds(60),
+                    () -> "the application printed no runs= line; stderr: " + err.getNow(""));
+            assertTrue(app.waitFor(60, TimeUnit.SECONDS), "the application did not exit within a minute");
             assertEquals("runs=2", runs, "one call before the attach, one after (its duplicate replayed); stderr: "
                     + err.get(10, TimeUnit.SECONDS));
             assertTrue(err.get(10, TimeUnit.SECONDS).contains("ArticleService#generate(String) (retransformed)"));

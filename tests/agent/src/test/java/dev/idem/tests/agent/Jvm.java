@@ -1,20 +1,27 @@
 package dev.idem.tests.agent;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /** A JDK the tests start applications with, and how to start one. */
@@ -95,6 +102,53 @@ record Jvm(Path home, int major) {
                 throw new UncheckedIOException(e);
             }
         });
+    }
+
+    /**
+     * A child's output read line by line on a thread of its own, so that a test waits for a line with a deadline
+     * instead of blocking in {@code readLine()} for as long as the child stays silent.
+     */
+    static final class Lines {
+        private static final String END = new String("(end of stream)");
+        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+        Lines(InputStream stream, String name) {
+            Thread reader = new Thread(() -> {
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                    for (String line = in.readLine(); line != null; line = in.readLine()) {
+                        lines.add(line);
+                    }
+                } catch (IOException e) {
+                    // the process was destroyed under the reader: the end of its output
+                } finally {
+                    lines.add(END);
+                }
+            }, name);
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        /**
+         * The next line that satisfies {@code wanted}, skipping the others.
+         *
+         * @throws AssertionError when the output ends, or no such line comes within {@code timeout}
+         */
+        String next(Predicate<String> wanted, Duration timeout, Supplier<String> context) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (line == null) {
+                    throw new AssertionError("no expected line within " + timeout + "; " + context.get());
+                }
+                if (line == END) {
+                    lines.add(END);
+                    throw new AssertionError("the output ended before the expected line; " + context.get());
+                }
+                if (wanted.test(line)) {
+                    return line;
+                }
+            }
+        }
     }
 
     /** What one run printed. */
