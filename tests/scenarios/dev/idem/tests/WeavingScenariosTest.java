@@ -312,6 +312,11 @@ class WeavingScenariosTest {
         public void delete(String key) {
             delegate.delete(key);
         }
+
+        @Override
+        public void close() {
+            // the delegate belongs to the test, which closes it
+        }
     }
 
     /** A store whose server is gone. */
