@@ -20,11 +20,12 @@ public final class EngineCore implements AutoCloseable {
      * @param loader    where store providers are looked up
      */
     public EngineCore(IdemSettings settings, LeaseHeartbeat.Scheduler scheduler, ClassLoader loader) {
+        Events events = new Events(settings.listeners(), settings.clock());
         this.stores = new StoreRegistry(settings.stores(), settings.properties(), settings.defaultStore(),
-                settings.clock(), loader);
+                settings.clock(), loader, events::evicted);
         // Names this process's executions in records, so an operator can tell who holds a key.
         String owner = ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
-        this.runner = new CallRunner(settings.clock(), new Events(settings.listeners()),
+        this.runner = new CallRunner(settings.clock(), events,
                 new LeaseHeartbeat(settings.clock(), scheduler), owner, settings.onStoreError(),
                 settings.completionAttempts(), settings.completionBackoff());
         this.planner = new OperationPlanner(stores, settings.namespace(), Canonicalizers.of(settings.canonicalizers()),
