@@ -24,8 +24,12 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <pre>
  * mvn -q -B -ntp -pl benchmarks -am package -DskipTests
- * java -Xmx2g -XX:+UseSerialGC -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.MemoryPerRecord
+ * java -Xmx2g -XX:+UseSerialGC -Djdk.attach.allowAttachSelf=true -Djol.magicFieldOffset=true \
+ *     -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.MemoryPerRecord
  * </pre>
+ *
+ * (JOL attaches to its own JVM, and reads the field offsets of Caffeine's hidden lambda classes, with those two
+ * properties.)
  *
  * Arguments: {@code [records (1000000)] [sample (100000)] [result bytes (100)]}.
  */

@@ -60,7 +60,7 @@ final class Events {
                 LOG.log(Level.WARNING, evicted + (evicted == 1 ? " idempotency record" : " idempotency records")
                         + " that still counted " + (evicted == 1 ? "was" : "were") + " evicted by the in-memory"
                         + " store's bound " + (due == Long.MIN_VALUE ? "" : "since the last such warning ")
-                        + "(at most one warning a minute): a duplicate of an evicted key runs the method again."
+                        + "(at most one warning a minute): a duplicate of an evicted key may run the method again."
                         + " Raise idem.memory.maximumSize (idem.memory.maximumBytes if results are large), shorten"
                         + " the ttl, or use a shared store. Latest: " + event.operation() + " " + event.key() + ": "
                         + event.detail());
