@@ -70,7 +70,17 @@ final class MemoryFlood {
     private MemoryFlood() {
     }
 
-    public static void main(String[] args) throws Throwable {
+    public static void main(String[] args) {
+        try {
+            flood(args);
+        } catch (Throwable t) {
+            t.printStackTrace();
+            check(false, "the flood ran to its end, but it threw " + t);
+        }
+        System.exit(0); // whatever else still runs
+    }
+
+    private static void flood(String[] args) throws Throwable {
         long start = System.nanoTime();
         int keys = Integer.parseInt(args[0]);
         long bound = Long.parseLong(args[1]);
