@@ -57,7 +57,8 @@ public final class MemoryPerRecord {
         fill(store, records, resultBytes);
         long after = usedAfterGc();
         double heapPerRecord = (after - before) / (double) records;
-        System.out.printf(Locale.ROOT, "used heap after GC: %,d records -> %.0f bytes per record (%.1f MB per 100,000)%n",
+        System.out.printf(Locale.ROOT,
+                "used heap after GC: %,d records -> %.0f bytes per record (%.1f MB per 100,000)%n",
                 records, heapPerRecord, heapPerRecord * 100_000 / (1 << 20));
         System.out.printf(Locale.ROOT, "store's own estimate: %.0f bytes per record%n",
                 store.estimatedBytes() / (double) store.estimatedSize());

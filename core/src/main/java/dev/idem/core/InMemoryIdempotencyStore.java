@@ -90,8 +90,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     private static final System.Logger LOG = System.getLogger(InMemoryIdempotencyStore.class.getName());
     private static final long IN_PROGRESS_GRACE_MILLIS = Duration.ofMinutes(10).toMillis();
-    /** At most this many pinned (in-progress) records are passed over per eviction batch, so a store full of running
-     * executions is not scanned whole at every write. */
+    /**
+     * At most this many records in progress are passed over per eviction batch, so that a store full of running
+     * executions is not scanned whole at every write.
+     */
     private static final int MAX_PASSED_OVER = 4_096;
 
     /**
@@ -114,7 +116,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
         /** An in-progress claim, swept a grace period after its lease so that a takeover still sees it. */
         static Entry inProgress(IdempotencyRecord claim, long supersedeAtMillis) {
-            return new Entry(claim, supersedeAtMillis, plus(claim.leaseUntil().toEpochMilli(), IN_PROGRESS_GRACE_MILLIS));
+            return new Entry(claim, supersedeAtMillis,
+                    plus(claim.leaseUntil().toEpochMilli(), IN_PROGRESS_GRACE_MILLIS));
         }
     }
 
@@ -346,7 +349,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         return entry;
     }
 
-    /** The estimated heap of one record: see {@link #RECORD_OVERHEAD_BYTES}. Keys and hashes are ASCII, one byte a char. */
+    /** The estimated heap of one record (see {@link #RECORD_OVERHEAD_BYTES}); keys and hashes take a byte a char. */
     static long estimatedBytes(IdempotencyRecord r) {
         byte[] result = r.result();
         return RECORD_OVERHEAD_BYTES + r.key().length() + r.payloadHash().length()

@@ -124,8 +124,8 @@ final class MemoryFlood {
             if ((i + 1) % CHECKPOINT == 0) {
                 long used = usedAfterGc() >> 20;
                 usedMB.add(used);
-                check(used <= HEAP_LIMIT_MB, "the used heap stays under " + HEAP_LIMIT_MB + " MB: " + used + " MB after "
-                        + (i + 1) + " keys");
+                check(used <= HEAP_LIMIT_MB, "the used heap stays under " + HEAP_LIMIT_MB + " MB: " + used
+                        + " MB after " + (i + 1) + " keys");
             }
         }
         long size = store.estimatedSize();

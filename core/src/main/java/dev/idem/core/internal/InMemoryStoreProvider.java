@@ -38,8 +38,8 @@ public final class InMemoryStoreProvider implements IdempotencyStoreProvider {
         long maximumSize = size == null ? InMemoryIdempotencyStore.DEFAULT_MAXIMUM_SIZE
                 : positive(MAXIMUM_SIZE, size, size, 1, "number of records, such as 100000");
         String bytes = properties.get(MAXIMUM_BYTES);
-        long maximumBytes = bytes == null ? saturatedMultiply(maximumSize, InMemoryIdempotencyStore.DEFAULT_BYTES_PER_RECORD)
-                : bytes(bytes);
+        long maximumBytes = bytes == null
+                ? saturatedMultiply(maximumSize, InMemoryIdempotencyStore.DEFAULT_BYTES_PER_RECORD) : bytes(bytes);
         return new InMemoryIdempotencyStore(clock, maximumSize, maximumBytes);
     }
 
