@@ -54,8 +54,9 @@ import java.util.stream.Stream;
  * among the newest {@code maximumSize}, a horizon an operator can compute from the rate of new keys. Caffeine's
  * own size policy would keep frequently used entries instead; under a flood of new keys it evicts many of the
  * newest records while keeping old ones, the wrong trade for retries, which come soon after the first call. The
- * order is exact to a bucket of Caffeine's timer wheel (about a second for records swept within a minute, about a
- * minute within an hour).
+ * order between records of different ttls is exact to a bucket of Caffeine's timer wheel (about a second for
+ * records swept within a minute, a minute within an hour, an hour within a day); within a bucket it is the order
+ * in which they were written.
  *
  * <p>An {@link RecordState#IN_PROGRESS IN_PROGRESS} record is never evicted by the bound: its lease may be renewed
  * at any moment, and evicting it would let a duplicate run beside the execution. An abandoned claim leaves by
