@@ -39,5 +39,13 @@ public enum IdempotencyEventType {
     /** The store failed before the call and the method ran unprotected ({@code FAIL_OPEN}). */
     FAIL_OPEN,
     /** The store failed and the call was refused ({@code FAIL_CLOSED}). */
-    STORE_ERROR
+    STORE_ERROR,
+    /**
+     * The in-memory store's bound ({@code idem.memory.maximumSize}, {@code idem.memory.maximumBytes}) forced out a
+     * record that still counted, so a duplicate of its key may run the method again. Reported by the store, not by
+     * a call: the event's {@code operation} is the record's scope, its detail the record's state and age. Also
+     * logged, at most once a minute with the number evicted since the last line. Raise the bound, shorten the ttl,
+     * or use a shared store.
+     */
+    EVICTED
 }

@@ -21,11 +21,11 @@ public final class EngineCore implements AutoCloseable {
      * @param loader    where store providers are looked up
      */
     public EngineCore(IdemSettings settings, LeaseHeartbeat.Scheduler scheduler, ClassLoader loader) {
+        Events events = new Events(settings.listeners(), settings.clock());
         this.stores = new StoreRegistry(settings.stores(), settings.properties(), settings.defaultStore(),
-                settings.clock(), loader);
+                settings.clock(), loader, events::evicted);
         // Names this process's executions in records, so an operator can tell who holds a key.
         String owner = ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
-        Events events = new Events(settings.listeners());
         LeaseHeartbeat heartbeat = new LeaseHeartbeat(settings.clock(), scheduler, (operation, key, token) ->
                 events.emit(IdempotencyEventType.LEASE_LOST, operation, key, token,
                         "the lease was renewed too late and another caller took the key over"));

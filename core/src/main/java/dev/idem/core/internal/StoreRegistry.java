@@ -1,6 +1,8 @@
 package dev.idem.core.internal;
 
 import dev.idem.IdempotencyConfigurationException;
+import dev.idem.core.IdempotencyListener;
+import dev.idem.core.InMemoryIdempotencyStore;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.IdempotencyStoreProvider;
 import jakarta.annotation.Priority;
@@ -19,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Resolves store names to stores, once each: instances registered in the settings first, then providers found
  * with {@link ServiceLoader} (the highest {@link Priority} wins a name), then a provider's class name. Closes the
- * stores it created.
+ * stores it created. Every in-memory store it hands out, registered or created, reports its evictions to the
+ * engine's listener until the registry closes (a registered store may outlive the engine, or serve several).
  */
 final class StoreRegistry implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(StoreRegistry.class.getName());
@@ -31,14 +34,21 @@ final class StoreRegistry implements AutoCloseable {
     private final ClassLoader loader;
     private final Map<String, IdempotencyStore> resolved = new ConcurrentHashMap<>();
     private final List<IdempotencyStore> created = new ArrayList<>();
+    private final IdempotencyListener evictions;
+    private final List<InMemoryIdempotencyStore> watched = new ArrayList<>();
 
+    /**
+     * @param evictions where the in-memory stores report records their bound evicted while they still counted
+     */
     StoreRegistry(Map<String, IdempotencyStore> registered, Map<String, String> properties, String defaultName,
-                  Clock clock, ClassLoader loader) {
+                  Clock clock, ClassLoader loader, IdempotencyListener evictions) {
         this.registered = registered;
         this.properties = properties;
         this.defaultName = defaultName;
         this.clock = clock;
         this.loader = loader;
+        this.evictions = evictions;
+        registered.values().forEach(this::watchEvictions);
     }
 
     String defaultName() {
@@ -81,7 +91,15 @@ final class StoreRegistry implements AutoCloseable {
         });
         IdempotencyStore store = provider.create(own, clock);
         created.add(store);
+        watchEvictions(store);
         return store;
+    }
+
+    private synchronized void watchEvictions(IdempotencyStore store) {
+        if (store instanceof InMemoryIdempotencyStore memory) {
+            memory.addEvictionListener(evictions);
+            watched.add(memory);
+        }
     }
 
     private Map<String, IdempotencyStoreProvider> providers() {
@@ -118,6 +136,8 @@ final class StoreRegistry implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        watched.forEach(memory -> memory.removeEvictionListener(evictions));
+        watched.clear();
         for (IdempotencyStore store : created) {
             try {
                 store.close();

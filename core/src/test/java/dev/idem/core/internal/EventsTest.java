@@ -66,7 +66,7 @@ class EventsTest {
     void everyListenerGetsTheEventWithItsFields() {
         List<IdempotencyEvent> first = new ArrayList<>();
         List<IdempotencyEvent> second = new ArrayList<>();
-        Events events = new Events(List.of(first::add, second::add));
+        Events events = new Events(List.of(first::add, second::add), java.time.Clock.systemUTC());
         RuntimeException cause = new RuntimeException("store down");
         CallKey key = new CallKey("ns", "scope", 1, 2);
 
@@ -83,7 +83,7 @@ class EventsTest {
 
     @Test
     void theEventsAnOperatorMustSeeAreLoggedAsWarningsAlsoWithoutAListener() {
-        Events silent = new Events(List.of());
+        Events silent = new Events(List.of(), java.time.Clock.systemUTC());
         RuntimeException cause = new RuntimeException("lost");
         for (IdempotencyEventType type : IdempotencyEventType.values()) {
             silent.emit(type, "Jobs#run", "idem:ns:s:k", 3, "what happened", cause);
@@ -107,7 +107,7 @@ class EventsTest {
     @Test
     void withAListenerTheLoggedEventsAreBothLoggedAndDelivered() {
         List<IdempotencyEvent> seen = new ArrayList<>();
-        Events events = new Events(List.of(seen::add));
+        Events events = new Events(List.of(seen::add), java.time.Clock.systemUTC());
         for (IdempotencyEventType type : IdempotencyEventType.values()) {
             events.emit(type, "Jobs#run", "k", 0, "d");
         }
@@ -122,7 +122,7 @@ class EventsTest {
         IdempotencyListener broken = event -> {
             throw new IllegalStateException("listener bug");
         };
-        Events events = new Events(List.of(broken, after::add));
+        Events events = new Events(List.of(broken, after::add), java.time.Clock.systemUTC());
 
         events.emit(IdempotencyEventType.REPLAYED, "Jobs#run", "k", 0, "d");
 

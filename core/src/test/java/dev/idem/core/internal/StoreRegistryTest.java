@@ -190,7 +190,8 @@ public class StoreRegistryTest {
 
     private StoreRegistry registry(Map<String, IdempotencyStore> registered, Map<String, String> properties,
                                    String defaultName, ClassLoader loader) {
-        registry = new StoreRegistry(registered, properties, defaultName, clock, loader);
+        registry = new StoreRegistry(registered, properties, defaultName, clock, loader, event -> {
+        });
         return registry;
     }
 
