@@ -636,12 +636,11 @@ class CallSemanticsTest {
     }
 
     /** A real store that counts, per key, the claims it answered with a record still in progress. */
-    static final class ClaimWatchingStore implements IdempotencyStore {
-        private final IdempotencyStore delegate;
+    static final class ClaimWatchingStore extends DelegatingStore {
         private final java.util.Map<String, AtomicInteger> inProgress = new java.util.concurrent.ConcurrentHashMap<>();
 
         ClaimWatchingStore(IdempotencyStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         int inProgressAnswers(String key) {
@@ -666,7 +665,7 @@ class CallSemanticsTest {
 
         @Override
         public ClaimOutcome claim(ClaimRequest request) {
-            ClaimOutcome outcome = delegate.claim(request);
+            ClaimOutcome outcome = super.claim(request);
             if (outcome instanceof ClaimOutcome.Existing existing
                     && existing.record().state() == RecordState.IN_PROGRESS) {
                 inProgress.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
@@ -675,36 +674,6 @@ class CallSemanticsTest {
                 }
             }
             return outcome;
-        }
-
-        @Override
-        public boolean complete(String key, long token, byte[] result, Duration ttl) {
-            return delegate.complete(key, token, result, ttl);
-        }
-
-        @Override
-        public boolean fail(String key, long token, byte[] failure, Duration failureTtl) {
-            return delegate.fail(key, token, failure, failureTtl);
-        }
-
-        @Override
-        public boolean release(String key, long token) {
-            return delegate.release(key, token);
-        }
-
-        @Override
-        public boolean renew(String key, long token, Duration lease) {
-            return delegate.renew(key, token, lease);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> get(String key) {
-            return delegate.get(key);
-        }
-
-        @Override
-        public void delete(String key) {
-            delegate.delete(key);
         }
 
         @Override
