@@ -1,0 +1,629 @@
+package dev.idem.store.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.IdempotencyStoreException;
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
+import dev.idem.store.IdempotencyRecord;
+import dev.idem.store.IdempotencyStore;
+import dev.idem.store.RecordState;
+import dev.idem.store.TtlJitter;
+import jakarta.annotation.Nullable;
+
+import javax.sql.DataSource;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
+
+/**
+ * An {@link IdempotencyStore} over one SQL table, shared by every process that uses the database: PostgreSQL,
+ * MariaDB/MySQL, SQLite or H2, detected from the database's metadata.
+ *
+ * <p><b>Time</b> is the database's: every timestamp is the database's now (in epoch milliseconds, stored as BIGINT)
+ * read in the statement that writes it, so processes with skewed clocks agree.
+ *
+ * <p><b>Rows outlive records.</b> A release, a deletion or an expiry leaves the key's row behind with state
+ * {@code ABSENT} and its fencing token, so the next claim's token is one larger: tokens increase per key across
+ * release, expiry and deletion, and across every process over the database.
+ *
+ * <p><b>Keys</b> are identified by the SHA-256 of their UTF-8 bytes (the primary key, so no index limits the key's
+ * length); the key itself is stored beside it and returned exactly.
+ *
+ * <p>Create one with {@link #builder(DataSource)} or {@link #builder(String)}, or configure the {@code jdbc} store
+ * ({@code idem.jdbc.url}, ...; see {@link JdbcStoreProvider}).
+ */
+public final class JdbcIdempotencyStore implements IdempotencyStore {
+
+    /** The table's name unless configured. */
+    public static final String DEFAULT_TABLE = "idem_records";
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+    private static final String ABSENT = "ABSENT";
+    private static final String COLUMNS = "idem_key, state, payload_hash, owner, fencing_token, started_at, "
+            + "lease_until, completed_at, expires_at, result";
+    /** The columns and the JDBC types each may have, checked at start. */
+    private static final Map<String, Set<Integer>> SHAPE = new LinkedHashMap<>();
+
+    static {
+        Set<Integer> binary = Set.of(Types.BINARY, Types.VARBINARY, Types.LONGVARBINARY, Types.BLOB);
+        Set<Integer> text = Set.of(Types.VARCHAR, Types.CHAR, Types.LONGVARCHAR, Types.NVARCHAR, Types.NCHAR,
+                Types.LONGNVARCHAR, Types.CLOB, Types.NCLOB);
+        Set<Integer> integer = Set.of(Types.BIGINT, Types.INTEGER, Types.NUMERIC, Types.DECIMAL);
+        SHAPE.put("key_hash", binary);
+        SHAPE.put("idem_key", text);
+        SHAPE.put("state", text);
+        SHAPE.put("payload_hash", text);
+        SHAPE.put("owner", text);
+        SHAPE.put("fencing_token", integer);
+        SHAPE.put("started_at", integer);
+        SHAPE.put("lease_until", integer);
+        SHAPE.put("completed_at", integer);
+        SHAPE.put("expires_at", integer);
+        SHAPE.put("result", binary);
+    }
+
+    private final DataSource dataSource;
+    @Nullable
+    private final HikariDataSource ownedPool;
+    private final String table;
+    private final Dialect dialect;
+    private final LongSupplier offsetMillis;
+    private final String now;
+    private volatile boolean closed;
+
+    private JdbcIdempotencyStore(Builder b) {
+        this.table = b.table;
+        this.offsetMillis = b.offsetMillis;
+        if (b.dataSource != null) {
+            this.dataSource = b.dataSource;
+            this.ownedPool = null;
+        } else {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(b.url);
+            if (b.user != null) {
+                config.setUsername(b.user);
+            }
+            if (b.password != null) {
+                config.setPassword(b.password);
+            }
+            config.setPoolName("idem-jdbc");
+            config.setMaximumPoolSize(b.maximumPoolSize);
+            config.setMinimumIdle(1);
+            config.setConnectionTimeout(5_000);
+            config.setValidationTimeout(2_000);
+            config.setIdleTimeout(60_000);
+            config.setMaxLifetime(600_000);
+            // Fail at start when the database is unreachable: a misconfigured store should not wait for the first call.
+            config.setInitializationFailTimeout(10_000);
+            try {
+                this.ownedPool = new HikariDataSource(config);
+            } catch (RuntimeException e) {
+                throw new IdempotencyStoreException("jdbc store: cannot connect to " + redact(b.url) + ": "
+                        + e.getMessage(), e);
+            }
+            this.dataSource = ownedPool;
+        }
+        try {
+            try (Connection c = dataSource.getConnection()) {
+                this.dialect = Dialect.of(c.getMetaData().getDatabaseProductName());
+                if (b.createTable) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute(dialect.ddl(table));
+                    }
+                }
+                checkShape(c);
+            }
+        } catch (SQLException | RuntimeException e) {
+            if (ownedPool != null) {
+                ownedPool.close();
+            }
+            if (e instanceof IdempotencyStoreException ise) {
+                throw ise;
+            }
+            throw new IdempotencyStoreException("jdbc store: cannot start over table " + table + ": "
+                    + e.getMessage(), e);
+        }
+        this.now = "(" + dialect.nowMillis + " + ?)";
+    }
+
+    /**
+     * A store over a {@link DataSource} the caller owns (and closes): the store borrows a connection per operation.
+     *
+     * @param dataSource a pooled data source of a PostgreSQL, MariaDB/MySQL, SQLite or H2 database
+     * @return a builder; {@link Builder#build()} checks the table
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(Objects.requireNonNull(dataSource, "dataSource"), null);
+    }
+
+    /**
+     * A store that opens its own small pool (HikariCP) to {@code jdbcUrl} and closes it with the store.
+     *
+     * @param jdbcUrl the database's JDBC URL; its driver must be on the class path
+     * @return a builder; {@link Builder#build()} connects and checks the table
+     */
+    public static Builder builder(String jdbcUrl) {
+        return new Builder(null, Objects.requireNonNull(jdbcUrl, "jdbcUrl"));
+    }
+
+    /** Configures a {@link JdbcIdempotencyStore}. */
+    public static final class Builder {
+        @Nullable
+        private final DataSource dataSource;
+        @Nullable
+        private final String url;
+        @Nullable
+        private String user;
+        @Nullable
+        private String password;
+        private String table = DEFAULT_TABLE;
+        private boolean createTable;
+        private int maximumPoolSize = 10;
+        private LongSupplier offsetMillis = () -> 0L;
+
+        private Builder(@Nullable DataSource dataSource, @Nullable String url) {
+            this.dataSource = dataSource;
+            this.url = url;
+        }
+
+        /**
+         * The user the pool connects as (only with a URL).
+         *
+         * @param user the database user
+         * @return this builder
+         */
+        public Builder user(@Nullable String user) {
+            this.user = user;
+            return this;
+        }
+
+        /**
+         * The password the pool connects with (only with a URL).
+         *
+         * @param password the database password
+         * @return this builder
+         */
+        public Builder password(@Nullable String password) {
+            this.password = password;
+            return this;
+        }
+
+        /**
+         * The table the records live in, {@value JdbcIdempotencyStore#DEFAULT_TABLE} unless set.
+         *
+         * @param table an identifier, optionally schema-qualified: letters, digits and underscores
+         * @return this builder
+         * @throws IdempotencyConfigurationException when {@code table} is not such an identifier
+         */
+        public Builder table(String table) {
+            if (table == null || !IDENTIFIER.matcher(table).matches()) {
+                throw new IdempotencyConfigurationException("idem.jdbc.table = \"" + table + "\" is not a table"
+                        + " name: letters, digits and underscores, starting with a letter or underscore, optionally"
+                        + " schema.table");
+            }
+            this.table = table;
+            return this;
+        }
+
+        /**
+         * Whether {@link #build()} creates the table when it is missing (false unless set).
+         *
+         * @param createTable true to create the table if missing
+         * @return this builder
+         */
+        public Builder createTable(boolean createTable) {
+            this.createTable = createTable;
+            return this;
+        }
+
+        /**
+         * The largest number of connections the store's own pool opens (only with a URL), 10 unless set.
+         *
+         * @param size at least 1
+         * @return this builder
+         */
+        public Builder maximumPoolSize(int size) {
+            if (size < 1) {
+                throw new IdempotencyConfigurationException("the pool needs at least one connection: " + size);
+            }
+            this.maximumPoolSize = size;
+            return this;
+        }
+
+        /** Tests only: milliseconds added to the database's now, so a test moves the store's time. */
+        Builder serverTimeOffset(LongSupplier offsetMillis) {
+            this.offsetMillis = Objects.requireNonNull(offsetMillis, "offsetMillis");
+            return this;
+        }
+
+        /**
+         * Connects, checks the table's shape (creating it first if asked) and returns the store.
+         *
+         * @return the store, owned and closed by the caller
+         * @throws IdempotencyStoreException when the database is unreachable or unsupported, or the table is
+         *                                   missing or has the wrong shape (the message names the table and column)
+         */
+        public JdbcIdempotencyStore build() {
+            return new JdbcIdempotencyStore(this);
+        }
+    }
+
+    /** The table's name. */
+    String table() {
+        return table;
+    }
+
+    /** The dialect detected from the database. */
+    Dialect dialect() {
+        return dialect;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Operations
+
+    @Override
+    public ClaimOutcome claim(ClaimRequest request) {
+        Objects.requireNonNull(request, "request");
+        String key = request.key();
+        byte[] hash = hash(key);
+        long lease = request.lease().toMillis();
+        long window = request.window().toMillis();
+        return run("claim", key, c -> {
+            for (int attempt = 0; ; attempt++) {
+                // 1. The key has never been claimed: one INSERT that does nothing when the row exists.
+                if (insertFresh(c, hash, request, lease)) {
+                    return new ClaimOutcome.Acquired(1, null);
+                }
+                // 2. The row exists: lock it, decide with the database's now read under the lock, update it.
+                Optional<ClaimOutcome> outcome = claimExisting(c, hash, request, lease, window);
+                if (outcome.isPresent()) {
+                    return outcome.get();
+                }
+                if (attempt > 100) {
+                    throw new SQLException("the row of the key neither inserts nor reads");
+                }
+            }
+        });
+    }
+
+    private boolean insertFresh(Connection c, byte[] hash, ClaimRequest request, long lease) throws SQLException {
+        String sql = dialect.insertIfAbsent(table,
+                "key_hash, idem_key, state, payload_hash, owner, fencing_token, started_at, lease_until",
+                "?, ?, 'IN_PROGRESS', ?, ?, 1, " + now + ", " + now + " + ?");
+        long offset = offsetMillis.getAsLong();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setBytes(1, hash);
+            ps.setString(2, request.key());
+            ps.setString(3, request.payloadHash());
+            ps.setString(4, request.owner());
+            ps.setLong(5, offset);
+            ps.setLong(6, offset);
+            ps.setLong(7, lease);
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            if (isDuplicateKey(e)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private Optional<ClaimOutcome> claimExisting(Connection c, byte[] hash, ClaimRequest request, long lease,
+                                                 long window) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            if (dialect == Dialect.SQLITE) {
+                // SQLite has no row locks: the transaction must hold the database's write lock from its first read.
+                try (Statement s = c.createStatement()) {
+                    s.execute("ROLLBACK");
+                    s.execute("BEGIN IMMEDIATE");
+                }
+            }
+            Row row;
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + ", " + now + " AS now_ms FROM "
+                    + table + " WHERE key_hash = ?" + dialect.lockSuffix)) {
+                ps.setLong(1, offsetMillis.getAsLong());
+                ps.setBytes(2, hash);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        c.commit();
+                        return Optional.empty(); // never claimed after all: insert again
+                    }
+                    row = Row.read(rs);
+                }
+            }
+            Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
+            IdempotencyRecord live = row.liveAt(nowAt);
+            if (live != null && !live.isClaimableAt(nowAt, Duration.ofMillis(window))) {
+                c.commit();
+                return Optional.of(new ClaimOutcome.Existing(live));
+            }
+            boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
+            long token = row.token + 1;
+            long startedAt = takeover ? live.startedAt().toEpochMilli() : row.nowMillis;
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET state = 'IN_PROGRESS',"
+                    + " idem_key = ?, payload_hash = ?, owner = ?, fencing_token = ?, started_at = ?, lease_until = ?,"
+                    + " completed_at = NULL, expires_at = NULL, result = NULL"
+                    + " WHERE key_hash = ? AND fencing_token = ?")) {
+                ps.setString(1, request.key());
+                ps.setString(2, request.payloadHash());
+                ps.setString(3, request.owner());
+                ps.setLong(4, token);
+                ps.setLong(5, startedAt);
+                ps.setLong(6, row.nowMillis + lease);
+                ps.setBytes(7, hash);
+                ps.setLong(8, row.token);
+                if (ps.executeUpdate() != 1) {
+                    throw new SQLException("the locked row of the key changed under its lock");
+                }
+            }
+            c.commit();
+            return Optional.of(new ClaimOutcome.Acquired(token, live));
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
+        }
+    }
+
+    @Override
+    public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
+        return finish("complete", RecordState.COMPLETED, key, fencingToken, result, ttl);
+    }
+
+    @Override
+    public boolean fail(String key, long fencingToken, byte[] failure, Duration failureTtl) {
+        return finish("fail", RecordState.FAILED, key, fencingToken, failure, failureTtl);
+    }
+
+    private boolean finish(String operation, RecordState state, String key, long fencingToken, byte[] encoded,
+                           Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(encoded, "result");
+        Objects.requireNonNull(ttl, "ttl");
+        long ttlMillis = ttl.toMillis();
+        long jitter = Duration.between(Instant.EPOCH.plus(ttl), TtlJitter.expiresAt(Instant.EPOCH, ttl)).toMillis();
+        byte[] copy = encoded.clone();
+        return update(operation, key, "UPDATE " + table + " SET state = '" + state.name() + "', completed_at = " + now
+                + ", expires_at = " + now + " + ?, result = ? WHERE key_hash = ? AND fencing_token = ?"
+                + " AND state = 'IN_PROGRESS'", (ps, offset) -> {
+            ps.setLong(1, offset);
+            ps.setLong(2, offset);
+            ps.setLong(3, ttlMillis + jitter);
+            ps.setBytes(4, copy);
+            ps.setBytes(5, hash(key));
+            ps.setLong(6, fencingToken);
+        });
+    }
+
+    @Override
+    public boolean release(String key, long fencingToken) {
+        Objects.requireNonNull(key, "key");
+        return update("release", key, "UPDATE " + table + " SET state = '" + ABSENT + "', completed_at = NULL,"
+                + " expires_at = NULL, result = NULL WHERE key_hash = ? AND fencing_token = ? AND state = 'IN_PROGRESS'",
+                (ps, offset) -> {
+                    ps.setBytes(1, hash(key));
+                    ps.setLong(2, fencingToken);
+                });
+    }
+
+    @Override
+    public boolean renew(String key, long fencingToken, Duration lease) {
+        Objects.requireNonNull(key, "key");
+        long leaseMillis = lease.toMillis();
+        return update("renew", key, "UPDATE " + table + " SET lease_until = " + now + " + ?"
+                + " WHERE key_hash = ? AND fencing_token = ? AND state = 'IN_PROGRESS'", (ps, offset) -> {
+            ps.setLong(1, offset);
+            ps.setLong(2, leaseMillis);
+            ps.setBytes(3, hash(key));
+            ps.setLong(4, fencingToken);
+        });
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> get(String key) {
+        Objects.requireNonNull(key, "key");
+        return run("get", key, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + ", " + now + " AS now_ms FROM "
+                    + table + " WHERE key_hash = ?")) {
+                ps.setLong(1, offsetMillis.getAsLong());
+                ps.setBytes(2, hash(key));
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.empty();
+                    }
+                    Row row = Row.read(rs);
+                    return Optional.ofNullable(row.liveAt(Instant.ofEpochMilli(row.nowMillis)));
+                }
+            }
+        });
+    }
+
+    @Override
+    public void delete(String key) {
+        Objects.requireNonNull(key, "key");
+        update("delete", key, "UPDATE " + table + " SET state = '" + ABSENT + "', completed_at = NULL,"
+                + " expires_at = NULL, result = NULL WHERE key_hash = ?", (ps, offset) -> ps.setBytes(1, hash(key)));
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (ownedPool != null) {
+            ownedPool.close();
+        }
+    }
+
+    /** The store's now: the database's, plus the test offset. */
+    Instant serverNow() {
+        return run("read the time", "", c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + now)) {
+                ps.setLong(1, offsetMillis.getAsLong());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return Instant.ofEpochMilli(rs.getLong(1));
+                }
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Plumbing
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T apply(Connection c) throws SQLException;
+    }
+
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement ps, long offset) throws SQLException;
+    }
+
+    private boolean update(String operation, String key, String sql, Binder binder) {
+        return run(operation, key, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                binder.bind(ps, offsetMillis.getAsLong());
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /**
+     * Runs one operation on a borrowed connection. A connection that failed is closed by the pool's check and the
+     * next call borrows a fresh one: a lost connection fails the operation (closed) and the next call reconnects.
+     */
+    private <T> T run(String operation, String key, Work<T> work) {
+        if (closed) {
+            throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key)
+                    + " refused: the store is closed");
+        }
+        try (Connection c = dataSource.getConnection()) {
+            return work.apply(c);
+        } catch (SQLException | RuntimeException e) {
+            if (e instanceof IdempotencyStoreException ise) {
+                throw ise;
+            }
+            throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key) + " failed on table "
+                    + table + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The key's namespace and scope ({@code idem:{namespace}:{scope}:{hash}}), never the hash of the arguments. */
+    static String scopeOf(String key) {
+        if (key.isEmpty()) {
+            return "the store";
+        }
+        String[] parts = key.split(":", 4);
+        if (parts.length == 4 && parts[0].equals("idem")) {
+            return "scope " + parts[1] + ":" + parts[2];
+        }
+        return "a key outside any scope";
+    }
+
+    private static boolean isDuplicateKey(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && state.startsWith("23");
+    }
+
+    static byte[] hash(String key) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+
+    private void checkShape(Connection c) throws SQLException {
+        List<String> present = new ArrayList<>();
+        Map<String, Integer> types = new LinkedHashMap<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+            ResultSetMetaData md = rs.getMetaData();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                String name = md.getColumnName(i).toLowerCase(Locale.ROOT);
+                present.add(name);
+                types.put(name, md.getColumnType(i));
+            }
+        } catch (SQLException e) {
+            throw new IdempotencyStoreException("jdbc store: table " + table + " is missing or unreadable ("
+                    + e.getMessage() + "); create it with the DDL in the README (or the resource "
+                    + "dev/idem/store/jdbc/" + dialect.name().toLowerCase(Locale.ROOT) + ".sql), or set"
+                    + " idem.jdbc.createTable=true", e);
+        }
+        for (Map.Entry<String, Set<Integer>> column : SHAPE.entrySet()) {
+            Integer type = types.get(column.getKey());
+            if (type == null) {
+                throw new IdempotencyStoreException("jdbc store: table " + table + " has no column "
+                        + column.getKey() + " (it has " + present + "); it was not made by the jdbc store's DDL");
+            }
+            if (dialect != Dialect.SQLITE && !column.getValue().contains(type)) {
+                throw new IdempotencyStoreException("jdbc store: column " + column.getKey() + " of table " + table
+                        + " has the wrong type (JDBC type " + type + "); see the jdbc store's DDL");
+            }
+        }
+    }
+
+    private static String redact(@Nullable String url) {
+        return url == null ? "null" : url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+    }
+
+    /** A row as read, with the database's now of the same statement. */
+    private record Row(String key, String state, String payloadHash, String owner, long token, long startedAt,
+                       long leaseUntil, @Nullable Long completedAt, @Nullable Long expiresAt,
+                       @Nullable byte[] result, long nowMillis) {
+
+        static Row read(ResultSet rs) throws SQLException {
+            long completed = rs.getLong("completed_at");
+            Long completedAt = rs.wasNull() ? null : completed;
+            long expires = rs.getLong("expires_at");
+            Long expiresAt = rs.wasNull() ? null : expires;
+            return new Row(rs.getString("idem_key"), rs.getString("state"), rs.getString("payload_hash"),
+                    rs.getString("owner"), rs.getLong("fencing_token"), rs.getLong("started_at"),
+                    rs.getLong("lease_until"), completedAt, expiresAt, rs.getBytes("result"), rs.getLong("now_ms"));
+        }
+
+        /** The record, or null when the row holds none (released, deleted) or it expired at {@code now}. */
+        @Nullable
+        IdempotencyRecord liveAt(Instant now) {
+            if (ABSENT.equals(state)) {
+                return null;
+            }
+            IdempotencyRecord record = new IdempotencyRecord(key, RecordState.valueOf(state), payloadHash, owner,
+                    token, Instant.ofEpochMilli(startedAt), Instant.ofEpochMilli(leaseUntil),
+                    completedAt == null ? null : Instant.ofEpochMilli(completedAt),
+                    expiresAt == null ? null : Instant.ofEpochMilli(expiresAt), result);
+            return record.isExpiredAt(now) ? null : record;
+        }
+    }
+}

@@ -1,0 +1,13 @@
+CREATE TABLE IF NOT EXISTS ${table} (
+    key_hash      BLOB    NOT NULL PRIMARY KEY,
+    idem_key      TEXT    NOT NULL,
+    state         TEXT    NOT NULL,
+    payload_hash  TEXT    NOT NULL,
+    owner         TEXT    NOT NULL,
+    fencing_token INTEGER NOT NULL,
+    started_at    INTEGER NOT NULL,
+    lease_until   INTEGER NOT NULL,
+    completed_at  INTEGER,
+    expires_at    INTEGER,
+    result        BLOB
+)

@@ -1,0 +1,82 @@
+package dev.idem.store.jdbc;
+
+import dev.idem.store.IdempotencyStore;
+import dev.idem.store.tck.IdempotencyStoreTck;
+import dev.idem.store.tck.MutableClock;
+import dev.idem.store.tck.StoreTime;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The TCK against one database: every store of a test (and its peer, a second store with its own pool, as another
+ * process would open it) shares one table and one time offset, which the TCK moves through {@link StoreTime}.
+ */
+abstract class JdbcStoreTck extends IdempotencyStoreTck {
+    /** Added to the database's now by every store of the running test; starts at zero. */
+    private final AtomicLong offset = new AtomicLong();
+    private JdbcIdempotencyStore first;
+
+    /** The database's JDBC URL (with user and password in it when it needs them). */
+    protected abstract String url();
+
+    /** The table this test class uses, unique per run. */
+    protected abstract String table();
+
+    static String uniqueTable() {
+        return "idem_tck_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
+    }
+
+    private JdbcIdempotencyStore open() {
+        return JdbcIdempotencyStore.builder(url()).table(table()).createTable(true).serverTimeOffset(offset::get)
+                .build();
+    }
+
+    @Override
+    protected IdempotencyStore createStore(MutableClock clock) {
+        first = open();
+        return first;
+    }
+
+    @Override
+    protected StoreTime createStoreTime(MutableClock clock) {
+        return new StoreTime() {
+            @Override
+            public Instant now() {
+                return first.serverNow();
+            }
+
+            @Override
+            public void advance(Duration duration) {
+                if (duration.isNegative()) {
+                    throw new IllegalArgumentException("the database's time only moves forward: " + duration);
+                }
+                offset.addAndGet(duration.toMillis());
+            }
+
+            @Override
+            public Duration tolerance() {
+                // The database's clock runs on its own; two shared cores make a step between two readings slow.
+                return Duration.ofSeconds(2);
+            }
+        };
+    }
+
+    @Override
+    protected Optional<IdempotencyStore> createPeerStore(MutableClock clock) {
+        return Optional.of(open());
+    }
+
+    static void dropTable(String url, String table) throws Exception {
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+}
