@@ -127,6 +127,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         try {
             try (Connection c = dataSource.getConnection()) {
                 this.dialect = Dialect.of(c.getMetaData().getDatabaseProductName());
+                if (dialect == Dialect.SQLITE) {
+                    // Readers never block the writer and the other way round; kept by the database file.
+                    try (Statement s = c.createStatement()) {
+                        s.execute("PRAGMA journal_mode=WAL");
+                    }
+                }
                 if (b.createTable) {
                     try (Statement s = c.createStatement()) {
                         s.execute(dialect.ddl(table));
@@ -331,16 +337,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     private Optional<ClaimOutcome> claimExisting(Connection c, byte[] hash, ClaimRequest request, long lease,
                                                  long window) throws SQLException {
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
+        Transaction tx = begin(c);
         try {
-            if (dialect == Dialect.SQLITE) {
-                // SQLite has no row locks: the transaction must hold the database's write lock from its first read.
-                try (Statement s = c.createStatement()) {
-                    s.execute("ROLLBACK");
-                    s.execute("BEGIN IMMEDIATE");
-                }
-            }
             Row row;
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + ", " + now + " AS now_ms FROM "
                     + table + " WHERE key_hash = ?" + dialect.lockSuffix)) {
@@ -348,7 +346,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 ps.setBytes(2, hash);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        c.commit();
+                        tx.commit();
                         return Optional.empty(); // never claimed after all: insert again
                     }
                     row = Row.read(rs);
@@ -357,7 +355,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
             IdempotencyRecord live = row.liveAt(nowAt);
             if (live != null && !live.isClaimableAt(nowAt, Duration.ofMillis(window))) {
-                c.commit();
+                tx.commit();
                 return Optional.of(new ClaimOutcome.Existing(live));
             }
             boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
@@ -379,18 +377,65 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     throw new SQLException("the locked row of the key changed under its lock");
                 }
             }
-            c.commit();
+            tx.commit();
             return Optional.of(new ClaimOutcome.Acquired(token, live));
         } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            tx.rollback(e);
             throw e;
-        } finally {
-            c.setAutoCommit(autoCommit);
         }
+    }
+
+    /** A transaction on a borrowed connection, which goes back to the pool in autocommit mode. */
+    private interface Transaction {
+        void commit() throws SQLException;
+
+        void rollback(Exception cause);
+    }
+
+    private Transaction begin(Connection c) throws SQLException {
+        if (dialect == Dialect.SQLITE) {
+            // SQLite has no row locks: the transaction takes the database's write lock at once (BEGIN IMMEDIATE), so
+            // its read and its write are atomic against every other connection. Issued as statements, so the
+            // driver's own transaction handling (a deferred BEGIN) stays out of it.
+            try (Statement s = c.createStatement()) {
+                s.execute("BEGIN IMMEDIATE");
+            }
+            return new Transaction() {
+                @Override
+                public void commit() throws SQLException {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("COMMIT");
+                    }
+                }
+
+                @Override
+                public void rollback(Exception cause) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("ROLLBACK");
+                    } catch (SQLException e) {
+                        cause.addSuppressed(e);
+                    }
+                }
+            };
+        }
+        c.setAutoCommit(false);
+        return new Transaction() {
+            @Override
+            public void commit() throws SQLException {
+                c.commit();
+                c.setAutoCommit(true);
+            }
+
+            @Override
+            public void rollback(Exception cause) {
+                try {
+                    c.rollback();
+                    c.setAutoCommit(true);
+                } catch (SQLException e) {
+                    cause.addSuppressed(e);
+                }
+            }
+        };
     }
 
     @Override
@@ -610,7 +655,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             Long expiresAt = rs.wasNull() ? null : expires;
             return new Row(rs.getString("idem_key"), rs.getString("state"), rs.getString("payload_hash"),
                     rs.getString("owner"), rs.getLong("fencing_token"), rs.getLong("started_at"),
-                    rs.getLong("lease_until"), completedAt, expiresAt, rs.getBytes("result"), rs.getLong("now_ms"));
+                    rs.getLong("lease_until"), completedAt, expiresAt, bytes(rs), rs.getLong("now_ms"));
+        }
+
+        /** The result; a finished row whose result reads as null held an empty one (some drivers read it so). */
+        @Nullable
+        private static byte[] bytes(ResultSet rs) throws SQLException {
+            byte[] result = rs.getBytes("result");
+            return result == null && rs.getLong("completed_at") != 0 && !rs.wasNull() ? new byte[0] : result;
         }
 
         /** The record, or null when the row holds none (released, deleted) or it expired at {@code now}. */
