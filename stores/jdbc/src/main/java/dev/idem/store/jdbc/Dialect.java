@@ -17,7 +17,7 @@ enum Dialect {
             "INSERT INTO %s (%s) VALUES (%s)", " FOR UPDATE"),
     SQLITE("sqlite.sql", "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
             "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING", ""),
-    MARIADB("mariadb.sql", "CAST(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000 AS SIGNED)",
+    MARIADB("mariadb.sql", "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)",
             "INSERT IGNORE INTO %s (%s) VALUES (%s)", " FOR UPDATE");
 
     private final String ddlResource;
