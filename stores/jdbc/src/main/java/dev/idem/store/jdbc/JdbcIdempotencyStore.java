@@ -297,6 +297,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         long window = request.window().toMillis();
         return run("claim", key, c -> {
             for (int attempt = 0; ; attempt++) {
+                if (dialect == Dialect.POSTGRESQL) {
+                    Optional<ClaimOutcome> outcome = claimInOneStatement(c, hash, request, lease, window);
+                    if (outcome.isPresent()) {
+                        return outcome.get();
+                    }
+                    if (attempt > 100) {
+                        throw new SQLException("the row of the key neither inserts nor reads");
+                    }
+                    continue; // a concurrent first claim of the key inserted its row after this statement began
+                }
                 // 1. The key has never been claimed: one INSERT that does nothing when the row exists.
                 if (insertFresh(c, hash, request, lease)) {
                     return new ClaimOutcome.Acquired(1, null);
@@ -311,6 +321,72 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 }
             }
         });
+    }
+
+    /**
+     * PostgreSQL: the whole claim in one statement. {@code old} locks and reads the key's row (the latest committed
+     * version, after waiting for a concurrent claim); {@code ins} inserts the row when there was none (and does
+     * nothing if a concurrent claim inserted it meanwhile: then nothing is returned and the claim runs again);
+     * {@code upd} takes the row over when its record is claimable at the database's now. The row as it was comes
+     * back with the outcome, for {@link ClaimOutcome.Existing} or {@link ClaimOutcome.Acquired#replaced()}.
+     */
+    private Optional<ClaimOutcome> claimInOneStatement(Connection c, byte[] hash, ClaimRequest request, long lease,
+                                                       long window) throws SQLException {
+        String sql = "WITH n AS (SELECT " + now + " AS now_ms),"
+                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE),"
+                + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
+                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, 1, n.now_ms, n.now_ms + ? FROM n"
+                + " WHERE NOT EXISTS (SELECT 1 FROM old) ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token),"
+                + " upd AS (UPDATE " + table + " AS r SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?,"
+                + " owner = ?, fencing_token = r.fencing_token + 1,"
+                + " started_at = CASE WHEN old.state = 'IN_PROGRESS' THEN old.started_at ELSE n.now_ms END,"
+                + " lease_until = n.now_ms + ?, completed_at = NULL, expires_at = NULL, result = NULL"
+                + " FROM old, n WHERE r.key_hash = ? AND (old.state = '" + ABSENT + "'"
+                + " OR (old.state = 'IN_PROGRESS' AND n.now_ms >= old.lease_until)"
+                + " OR (old.state <> 'IN_PROGRESS' AND (n.now_ms >= old.expires_at"
+                + " OR (CAST(? AS BIGINT) > 0 AND n.now_ms >= old.started_at + ?))))"
+                + " RETURNING r.fencing_token)"
+                + " SELECT old.*, n.now_ms, (SELECT fencing_token FROM ins) AS inserted,"
+                + " (SELECT fencing_token FROM upd) AS updated FROM n LEFT JOIN old ON TRUE";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 0;
+            ps.setLong(++i, offsetMillis.getAsLong());
+            ps.setBytes(++i, hash);
+            ps.setBytes(++i, hash);
+            ps.setString(++i, request.key());
+            ps.setString(++i, request.payloadHash());
+            ps.setString(++i, request.owner());
+            ps.setLong(++i, lease);
+            ps.setString(++i, request.key());
+            ps.setString(++i, request.payloadHash());
+            ps.setString(++i, request.owner());
+            ps.setLong(++i, lease);
+            ps.setBytes(++i, hash);
+            ps.setLong(++i, window);
+            ps.setLong(++i, window);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("the claim statement returned no row");
+                }
+                long inserted = rs.getLong("inserted");
+                if (!rs.wasNull()) {
+                    return Optional.of(new ClaimOutcome.Acquired(inserted, null));
+                }
+                if (rs.getString("state") == null) {
+                    return Optional.empty();
+                }
+                Row row = Row.read(rs);
+                IdempotencyRecord live = row.liveAt(Instant.ofEpochMilli(row.nowMillis));
+                long updated = rs.getLong("updated");
+                if (!rs.wasNull()) {
+                    return Optional.of(new ClaimOutcome.Acquired(updated, live));
+                }
+                if (live == null) {
+                    throw new SQLException("the key's row is claimable but was not claimed");
+                }
+                return Optional.of(new ClaimOutcome.Existing(live));
+            }
+        }
     }
 
     private boolean insertFresh(Connection c, byte[] hash, ClaimRequest request, long lease) throws SQLException {
