@@ -1,15 +1,29 @@
 package dev.idem.store.jdbc;
 
+import dev.idem.IdempotencyStoreException;
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The TCK on PostgreSQL: the server at {@code IDEM_TEST_POSTGRES_URL} when set (CI sets it), else an embedded
- * PostgreSQL started under target/.
+ * PostgreSQL started under target/. Also: a connection the server drops fails the call, and the next call reconnects.
  */
 class PostgresqlTckTest extends JdbcStoreTck {
     private static final String TABLE = uniqueTable();
@@ -48,5 +62,38 @@ class PostgresqlTckTest extends JdbcStoreTck {
     @Override
     protected String table() {
         return TABLE;
+    }
+
+    @Test
+    void aConnectionTheServerDropsFailsClosedAndTheNextCallReconnects() throws Exception {
+        String application = "idem-lost-" + UUID.randomUUID();
+        String tagged = url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + application;
+        String key = "idem:tck:lost-connection:" + UUID.randomUUID();
+        try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(tagged).table(TABLE).build()) {
+            ClaimOutcome.Acquired first = assertInstanceOf(ClaimOutcome.Acquired.class,
+                    store.claim(new ClaimRequest(key, "h", "a", Duration.ofSeconds(30), Duration.ZERO)));
+
+            int killed;
+            try (Connection admin = DriverManager.getConnection(url);
+                 PreparedStatement ps = admin.prepareStatement("SELECT count(pg_terminate_backend(pid))"
+                         + " FROM pg_stat_activity WHERE application_name = ?")) {
+                ps.setString(1, application);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    killed = rs.getInt(1);
+                }
+            }
+            assertTrue(killed > 0, "the store's connections were found and dropped");
+
+            // The first call after the drop may fail (closed: a store exception, never a wrong answer) or may already
+            // run on a fresh connection if the pool noticed; the next one runs.
+            try {
+                store.get(key);
+            } catch (IdempotencyStoreException expected) {
+                assertTrue(expected.getMessage().contains("get of scope tck:lost-connection"), expected.getMessage());
+            }
+            assertEquals(first.fencingToken(), store.get(key).orElseThrow().fencingToken());
+            assertTrue(store.complete(key, first.fencingToken(), new byte[] {1}, Duration.ofMinutes(1)));
+        }
     }
 }
