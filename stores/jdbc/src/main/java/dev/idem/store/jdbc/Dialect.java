@@ -8,30 +8,27 @@ import java.util.Locale;
 
 /**
  * What differs between the databases the store supports: the schema, the database's clock in epoch milliseconds,
- * the insert that does nothing when the key exists, and how a transaction locks the key's row.
+ * and the insert that does nothing when the key exists.
  */
 enum Dialect {
     POSTGRESQL("postgresql.sql", "CAST(FLOOR(EXTRACT(EPOCH FROM now()) * 1000) AS BIGINT)",
-            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING", " FOR UPDATE"),
+            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING"),
     H2("h2.sql", "DATEDIFF(MILLISECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(3))",
-            "INSERT INTO %s (%s) VALUES (%s)", " FOR UPDATE"),
+            "INSERT INTO %s (%s) VALUES (%s)"),
     SQLITE("sqlite.sql", "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
-            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING", ""),
+            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING"),
     MARIADB("mariadb.sql", "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)",
-            "INSERT IGNORE INTO %s (%s) VALUES (%s)", " FOR UPDATE");
+            "INSERT IGNORE INTO %s (%s) VALUES (%s)");
 
     private final String ddlResource;
     /** The database's now, in epoch milliseconds, stable within one statement. */
     final String nowMillis;
     private final String insertIfAbsent;
-    /** Appended to the claim's read of the key's row, to lock it until the transaction ends. */
-    final String lockSuffix;
 
-    Dialect(String ddlResource, String nowMillis, String insertIfAbsent, String lockSuffix) {
+    Dialect(String ddlResource, String nowMillis, String insertIfAbsent) {
         this.ddlResource = ddlResource;
         this.nowMillis = nowMillis;
         this.insertIfAbsent = insertIfAbsent;
-        this.lockSuffix = lockSuffix;
     }
 
     /** The dialect of a database, from its product name as the driver reports it. */

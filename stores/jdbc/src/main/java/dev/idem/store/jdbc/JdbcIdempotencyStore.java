@@ -307,20 +307,67 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     }
                     continue; // a concurrent first claim of the key inserted its row after this statement began
                 }
-                // 1. The key has never been claimed: one INSERT that does nothing when the row exists.
-                if (insertFresh(c, hash, request, lease)) {
-                    return new ClaimOutcome.Acquired(1, null);
-                }
-                // 2. The row exists: lock it, decide with the database's now read under the lock, update it.
-                Optional<ClaimOutcome> outcome = claimExisting(c, hash, request, lease, window);
+                // Elsewhere, optimistically: read the key's row with the database's now (one round trip); when
+                // there is none, one INSERT that does nothing if a concurrent claim inserted it; when its record is
+                // claimable, one UPDATE guarded by the version read (token, state, lease). Claimability only grows
+                // with time for one version, so a guarded write that applies is a claim at that version. A write
+                // that does not apply lost to a concurrent write, and the claim reads again.
+                Optional<ClaimOutcome> outcome = claimOptimistically(c, hash, request, lease, window);
                 if (outcome.isPresent()) {
                     return outcome.get();
                 }
-                if (attempt > 100) {
-                    throw new SQLException("the row of the key neither inserts nor reads");
+                if (attempt > 1_000) {
+                    throw new SQLException("the claim lost 1,000 times in a row to concurrent writes");
                 }
             }
         });
+    }
+
+    private Optional<ClaimOutcome> claimOptimistically(Connection c, byte[] hash, ClaimRequest request, long lease,
+                                                       long window) throws SQLException {
+        Row row;
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + ", " + now + " AS now_ms FROM "
+                + table + " WHERE key_hash = ?")) {
+            ps.setLong(1, offsetMillis.getAsLong());
+            ps.setBytes(2, hash);
+            try (ResultSet rs = ps.executeQuery()) {
+                row = rs.next() ? Row.read(rs) : null;
+            }
+        }
+        if (row == null) {
+            return insertFresh(c, hash, request, lease)
+                    ? Optional.of(new ClaimOutcome.Acquired(1, null)) : Optional.empty();
+        }
+        Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
+        IdempotencyRecord live = row.liveAt(nowAt);
+        if (live != null && !live.isClaimableAt(nowAt, Duration.ofMillis(window))) {
+            return Optional.of(new ClaimOutcome.Existing(live));
+        }
+        boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
+        long token = row.token + 1;
+        long offset = offsetMillis.getAsLong();
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET state = 'IN_PROGRESS',"
+                + " idem_key = ?, payload_hash = ?, owner = ?, fencing_token = ?, started_at = "
+                + (takeover ? "?" : now) + ", lease_until = " + now + " + ?,"
+                + " completed_at = NULL, expires_at = NULL, result = NULL"
+                + " WHERE key_hash = ? AND fencing_token = ? AND state = ? AND lease_until = ?")) {
+            int i = 0;
+            ps.setString(++i, request.key());
+            ps.setString(++i, request.payloadHash());
+            ps.setString(++i, request.owner());
+            ps.setLong(++i, token);
+            ps.setLong(++i, takeover ? live.startedAt().toEpochMilli() : offset);
+            ps.setLong(++i, offset);
+            ps.setLong(++i, lease);
+            ps.setBytes(++i, hash);
+            ps.setLong(++i, row.token);
+            ps.setString(++i, row.state);
+            ps.setLong(++i, row.leaseUntil);
+            if (ps.executeUpdate() != 1) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(new ClaimOutcome.Acquired(token, live));
     }
 
     /**
@@ -409,109 +456,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             }
             throw e;
         }
-    }
-
-    private Optional<ClaimOutcome> claimExisting(Connection c, byte[] hash, ClaimRequest request, long lease,
-                                                 long window) throws SQLException {
-        Transaction tx = begin(c);
-        try {
-            Row row;
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + ", " + now + " AS now_ms FROM "
-                    + table + " WHERE key_hash = ?" + dialect.lockSuffix)) {
-                ps.setLong(1, offsetMillis.getAsLong());
-                ps.setBytes(2, hash);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        tx.commit();
-                        return Optional.empty(); // never claimed after all: insert again
-                    }
-                    row = Row.read(rs);
-                }
-            }
-            Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
-            IdempotencyRecord live = row.liveAt(nowAt);
-            if (live != null && !live.isClaimableAt(nowAt, Duration.ofMillis(window))) {
-                tx.commit();
-                return Optional.of(new ClaimOutcome.Existing(live));
-            }
-            boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
-            long token = row.token + 1;
-            long startedAt = takeover ? live.startedAt().toEpochMilli() : row.nowMillis;
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET state = 'IN_PROGRESS',"
-                    + " idem_key = ?, payload_hash = ?, owner = ?, fencing_token = ?, started_at = ?, lease_until = ?,"
-                    + " completed_at = NULL, expires_at = NULL, result = NULL"
-                    + " WHERE key_hash = ? AND fencing_token = ?")) {
-                ps.setString(1, request.key());
-                ps.setString(2, request.payloadHash());
-                ps.setString(3, request.owner());
-                ps.setLong(4, token);
-                ps.setLong(5, startedAt);
-                ps.setLong(6, row.nowMillis + lease);
-                ps.setBytes(7, hash);
-                ps.setLong(8, row.token);
-                if (ps.executeUpdate() != 1) {
-                    throw new SQLException("the locked row of the key changed under its lock");
-                }
-            }
-            tx.commit();
-            return Optional.of(new ClaimOutcome.Acquired(token, live));
-        } catch (SQLException | RuntimeException e) {
-            tx.rollback(e);
-            throw e;
-        }
-    }
-
-    /** A transaction on a borrowed connection, which goes back to the pool in autocommit mode. */
-    private interface Transaction {
-        void commit() throws SQLException;
-
-        void rollback(Exception cause);
-    }
-
-    private Transaction begin(Connection c) throws SQLException {
-        if (dialect == Dialect.SQLITE) {
-            // SQLite has no row locks: the transaction takes the database's write lock at once (BEGIN IMMEDIATE), so
-            // its read and its write are atomic against every other connection. Issued as statements, so the
-            // driver's own transaction handling (a deferred BEGIN) stays out of it.
-            try (Statement s = c.createStatement()) {
-                s.execute("BEGIN IMMEDIATE");
-            }
-            return new Transaction() {
-                @Override
-                public void commit() throws SQLException {
-                    try (Statement s = c.createStatement()) {
-                        s.execute("COMMIT");
-                    }
-                }
-
-                @Override
-                public void rollback(Exception cause) {
-                    try (Statement s = c.createStatement()) {
-                        s.execute("ROLLBACK");
-                    } catch (SQLException e) {
-                        cause.addSuppressed(e);
-                    }
-                }
-            };
-        }
-        c.setAutoCommit(false);
-        return new Transaction() {
-            @Override
-            public void commit() throws SQLException {
-                c.commit();
-                c.setAutoCommit(true);
-            }
-
-            @Override
-            public void rollback(Exception cause) {
-                try {
-                    c.rollback();
-                    c.setAutoCommit(true);
-                } catch (SQLException e) {
-                    cause.addSuppressed(e);
-                }
-            }
-        };
     }
 
     @Override
