@@ -18,7 +18,7 @@ enum Dialect {
     SQLITE("sqlite.sql", "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
             "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING"),
     MARIADB("mariadb.sql", "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)",
-            "INSERT IGNORE INTO %s (%s) VALUES (%s)");
+            "INSERT INTO %s (%s) VALUES (%s)");
 
     private final String ddlResource;
     /** The database's now, in epoch milliseconds, stable within one statement. */

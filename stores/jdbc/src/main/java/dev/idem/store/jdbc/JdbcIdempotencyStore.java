@@ -594,6 +594,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     + " refused: the store is closed");
         }
         try (Connection c = dataSource.getConnection()) {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true); // every statement stands alone, whatever the pool's default
+            }
             return work.apply(c);
         } catch (SQLException | RuntimeException e) {
             if (e instanceof IdempotencyStoreException ise) {
@@ -616,9 +619,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return "a key outside any scope";
     }
 
+    /** A unique violation of the key's row (a concurrent first claim), and no other constraint's. */
     private static boolean isDuplicateKey(SQLException e) {
         String state = e.getSQLState();
-        return state != null && state.startsWith("23");
+        return "23505".equals(state) // PostgreSQL, H2
+                || e.getErrorCode() == 1062 // MariaDB, MySQL: ER_DUP_ENTRY
+                || e.getErrorCode() == 1555 || e.getErrorCode() == 2067; // SQLite: primary key, unique
     }
 
     static byte[] hash(String key) {
