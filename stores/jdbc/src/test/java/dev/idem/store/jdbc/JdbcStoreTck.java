@@ -1,9 +1,12 @@
 package dev.idem.store.jdbc;
 
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.tck.IdempotencyStoreTck;
 import dev.idem.store.tck.MutableClock;
 import dev.idem.store.tck.StoreTime;
+import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -14,6 +17,9 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 /**
  * The TCK against one database: every store of a test (and its peer, a second store with its own pool, as another
@@ -72,6 +78,19 @@ abstract class JdbcStoreTck extends IdempotencyStoreTck {
     @Override
     protected Optional<IdempotencyStore> createPeerStore(MutableClock clock) {
         return Optional.of(open());
+    }
+
+    @Test
+    void keysAndOwnersBeyondAsciiAreKeptExactly() {
+        String key = key("bestellung-\u00fc-\u6ce8\u6587-\ud83d\ude00");
+        String owner = "worker-\u00e9-\ud83d\udc1d";
+        assertInstanceOf(ClaimOutcome.Acquired.class,
+                store.claim(new ClaimRequest(key, "h", owner, LEASE, Duration.ZERO)));
+        assertEquals(key, store.get(key).orElseThrow().key());
+        assertEquals(owner, store.get(key).orElseThrow().owner());
+        assertInstanceOf(ClaimOutcome.Acquired.class,
+                store.claim(new ClaimRequest(key.replace("\u00fc", "u"), "h", owner, LEASE, Duration.ZERO)),
+                "a key that differs only in an accent is another key");
     }
 
     static void dropTable(String url, String table) throws Exception {
