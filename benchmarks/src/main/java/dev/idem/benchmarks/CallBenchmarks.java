@@ -94,6 +94,12 @@ public class CallBenchmarks {
         return floor.lookup(request);
     }
 
+    /** The floor plus one read of the clock, which a replay of a result that expires must make. */
+    @Benchmark
+    public String floorWithClock() {
+        return floor.lookupWithClock(request);
+    }
+
     @Benchmark
     public String idemReplay() {
         return idem.generate(request);
