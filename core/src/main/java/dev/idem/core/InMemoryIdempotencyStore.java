@@ -465,11 +465,18 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 ? "the store held " + sizeBefore + " records, over idem.memory.maximumSize = " + maximumSize
                 : "the store held about " + bytesBefore + " bytes in " + sizeBefore
                 + " records, over idem.memory.maximumBytes = " + maximumBytes;
+        // Under a flood every write evicts a record or so, each reported: the part every detail shares is made
+        // once per batch, and each detail in one builder, without intermediate strings.
+        String because = " before it would have expired) because " + bound + "; a duplicate of this key may run again";
+        StringBuilder b = new StringBuilder(64 + because.length());
         for (Entry e : evicted) {
             IdempotencyRecord r = e.record;
-            String detail = r.state() + " record evicted at age " + format(Duration.between(r.startedAt(), now))
-                    + " (" + format(Duration.between(now, r.expiresAt())) + " before it would have expired) because "
-                    + bound + "; a duplicate of this key may run again";
+            b.setLength(0);
+            b.append(r.state()).append(" record evicted at age ");
+            appendSeconds(b, Duration.between(r.startedAt(), now).getSeconds());
+            b.append(" (");
+            appendSeconds(b, Duration.between(now, r.expiresAt()).getSeconds());
+            String detail = b.append(because).toString();
             IdempotencyEvent event = new IdempotencyEvent(IdempotencyEventType.EVICTED, scopeOf(r.key()), r.key(),
                     r.fencingToken(), detail, null);
             for (IdempotencyListener listener : evictionListeners) {
@@ -496,8 +503,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     /** {@code 1h2m3s}, to the second. */
     static String format(Duration d) {
-        long s = Math.max(0, d.getSeconds());
         StringBuilder b = new StringBuilder();
+        appendSeconds(b, d.getSeconds());
+        return b.toString();
+    }
+
+    /** Appends {@code seconds} (0s if negative) as {@link #format} writes them. */
+    private static void appendSeconds(StringBuilder b, long seconds) {
+        long s = Math.max(0, seconds);
+        int start = b.length();
         if (s >= 86_400) {
             b.append(s / 86_400).append('d');
         }
@@ -507,9 +521,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         if (s % 3_600 >= 60) {
             b.append(s % 3_600 / 60).append('m');
         }
-        if (s % 60 > 0 || b.length() == 0) {
+        if (s % 60 > 0 || b.length() == start) {
             b.append(s % 60).append('s');
         }
-        return b.toString();
     }
 }
