@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
 
 /**
  * The least any correct implementation does on a replay, written by hand for this one argument shape: a
@@ -25,14 +26,30 @@ final class Floor {
     private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[256]);
     private static final ThreadLocal<byte[]> DIGEST = ThreadLocal.withInitial(() -> new byte[32]);
 
+    /** A result and the time it stops counting, as an expiring cache must keep. */
+    private record Expiring(String value, long expiresAtMillis) {
+    }
+
     private final Cache<Key128, String> cache = Caffeine.newBuilder().maximumSize(10_000).build();
+    private final Cache<Key128, Expiring> expiring = Caffeine.newBuilder().maximumSize(10_000).build();
+    private final Clock clock = Clock.systemUTC();
 
     void remember(GenerateRequest request, String result) {
         cache.put(key(request), result);
+        expiring.put(key(request), new Expiring(result, Long.MAX_VALUE));
     }
 
     String lookup(GenerateRequest request) {
         return cache.getIfPresent(key(request));
+    }
+
+    /**
+     * The floor plus the one clock read a cache whose entries expire must do: the same hit, then the entry's expiry
+     * compared with the clock the engine reads ({@code Clock.systemUTC()}).
+     */
+    String lookupWithClock(GenerateRequest request) {
+        Expiring e = expiring.getIfPresent(key(request));
+        return e != null && clock.millis() < e.expiresAtMillis() ? e.value() : null;
     }
 
     private static Key128 key(GenerateRequest request) {

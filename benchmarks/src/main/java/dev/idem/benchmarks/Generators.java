@@ -58,4 +58,31 @@ final class Generators {
             return ARTICLE;
         }
     }
+
+    /** A record of ten fields; the codec is the one under measurement. */
+    interface ReportSource {
+        Report10 report(GenerateRequest request);
+    }
+
+    static class JsonReports implements ReportSource {
+        final AtomicInteger runs = new AtomicInteger();
+
+        @Override
+        @Idempotent(scope = "bench:json", ttl = "1h", codec = "json")
+        public Report10 report(GenerateRequest request) {
+            runs.incrementAndGet();
+            return Report10.of(request);
+        }
+    }
+
+    static class JavaReports implements ReportSource {
+        final AtomicInteger runs = new AtomicInteger();
+
+        @Override
+        @Idempotent(scope = "bench:java", ttl = "1h", codec = "java")
+        public Report10 report(GenerateRequest request) {
+            runs.incrementAndGet();
+            return Report10.of(request);
+        }
+    }
 }

@@ -8,6 +8,7 @@ import jakarta.annotation.Nonnull;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.function.Function;
 
 /**
  * The engine behind every front-end (the AspectJ aspect, the agent, the programmatic API): one behaviour, however
@@ -22,12 +23,15 @@ public final class IdemEngine implements AutoCloseable {
     private final IdemSettings settings;
     private final EngineCore core;
     private final MethodPlans plans = new MethodPlans();
+    /** {@code core::plan}, made once: a bound method reference written at the call site is a new object per call. */
+    private final Function<Method, OperationPlan> planner;
 
     private IdemEngine(IdemSettings settings) {
         this.settings = settings;
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         this.core = new EngineCore(settings, settings.heartbeatScheduler(),
                 loader != null ? loader : IdemEngine.class.getClassLoader());
+        this.planner = core::plan;
     }
 
     /**
@@ -56,7 +60,7 @@ public final class IdemEngine implements AutoCloseable {
      * @throws Throwable what the method throws, unchanged, or an {@code IdempotencyException}
      */
     public Object invoke(@Nonnull Method method, @Nonnull Object[] args, @Nonnull Invocation body) throws Throwable {
-        return core.run(plans.get(method, core::plan), args, body);
+        return core.run(plans.get(method, planner), args, body);
     }
 
     /**
@@ -66,7 +70,7 @@ public final class IdemEngine implements AutoCloseable {
      * @throws IdempotencyConfigurationException naming the method and what to change
      */
     public void validate(@Nonnull Method method) {
-        plans.get(method, core::plan);
+        plans.get(method, planner);
     }
 
     /**

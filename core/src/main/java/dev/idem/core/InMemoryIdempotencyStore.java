@@ -24,12 +24,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.BiFunction;
 import java.util.stream.Stream;
 
 /**
@@ -244,6 +244,19 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     public ClaimOutcome claim(ClaimRequest request) {
         ensureOpen();
         Instant now = clock.instant();
+        // The commonest claim by far is of a key the store does not hold (an HTTP Idempotency-Key is new on nearly
+        // every request): one putIfAbsent decides it, without a compute's function and its captures. The token is
+        // taken first; if the key turns out to be held it is simply never used (tokens only need to increase).
+        long token = tokens.incrementAndGet();
+        Entry fresh = Entry.inProgress(IdempotencyRecord.inProgress(request.key(), request.payloadHash(),
+                request.owner(), token, now, now.plus(request.lease())), supersedeAt(now, request.window()));
+        long freshBytes = estimatedBytes(fresh.record);
+        bytes.add(freshBytes); // counted before it can be seen, so the removal listener never subtracts it first
+        if (records.asMap().putIfAbsent(request.key(), fresh) == null) {
+            enforceBound();
+            return new ClaimOutcome.Acquired(token, null);
+        }
+        bytes.add(-freshBytes);
         ClaimOutcome[] outcome = new ClaimOutcome[1];
         records.asMap().compute(request.key(), (key, existing) -> {
             IdempotencyRecord live = existing == null || existing.record.isExpiredAt(now) ? null : existing.record;
@@ -251,19 +264,21 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 outcome[0] = new ClaimOutcome.Existing(live);
                 return existing;
             }
-            long token = tokens.incrementAndGet();
+            long next = tokens.incrementAndGet();
             boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
             Instant startedAt = takeover ? live.startedAt() : now;
-            outcome[0] = new ClaimOutcome.Acquired(token, live);
-            long supersedeAt = request.window().isZero()
-                    ? Long.MAX_VALUE : startedAt.plus(request.window()).toEpochMilli();
+            outcome[0] = new ClaimOutcome.Acquired(next, live);
             return stored(Entry.inProgress(IdempotencyRecord.inProgress(key, request.payloadHash(), request.owner(),
-                    token, startedAt, now.plus(request.lease())), supersedeAt));
+                    next, startedAt, now.plus(request.lease())), supersedeAt(startedAt, request.window())));
         });
         if (outcome[0] instanceof ClaimOutcome.Acquired) {
             enforceBound();
         }
         return outcome[0];
+    }
+
+    private static long supersedeAt(Instant startedAt, Duration window) {
+        return window.isZero() ? Long.MAX_VALUE : startedAt.plus(window).toEpochMilli();
     }
 
     @Override
@@ -277,47 +292,69 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     private boolean finish(String key, long token, RecordState state, byte[] encoded, Duration ttl) {
+        ensureOpen();
         byte[] copy = encoded.clone();
         long ttlMillis = ttl.toMillis();
         long latestExpiry = plus(ttlMillis, (long) (ttlMillis * TtlJitter.MAX_FRACTION)); // as TtlJitter bounds it
-        boolean finished = updateCurrentClaim(key, token, (e, now) -> new Entry(
-                e.record.finished(state, copy, now, TtlJitter.expiresAt(now, ttl)), e.supersedeAtMillis,
-                plus(now.toEpochMilli(), latestExpiry)));
-        if (finished) {
-            enforceBound(); // the result is what makes a record heavy
+        Instant now = clock.instant();
+        Instant expiresAt = TtlJitter.expiresAt(now, ttl);
+        long sweepAt = plus(now.toEpochMilli(), latestExpiry);
+        ConcurrentMap<String, Entry> map = records.asMap();
+        while (true) {
+            Entry e = map.get(key);
+            if (e == null || !isCurrentClaim(e, token)) {
+                return false;
+            }
+            Entry updated = new Entry(e.record.finished(state, copy, now, expiresAt), e.supersedeAtMillis, sweepAt);
+            long updatedBytes = estimatedBytes(updated.record);
+            bytes.add(updatedBytes);
+            // Replaces only the very entry read: a claim taken over meanwhile is another entry, and is re-read.
+            if (map.replace(key, e, updated)) {
+                enforceBound(); // the result is what makes a record heavy
+                return true;
+            }
+            bytes.add(-updatedBytes);
         }
-        return finished;
     }
 
     @Override
     public boolean release(String key, long fencingToken) {
-        return updateCurrentClaim(key, fencingToken, (e, now) -> null);
+        ensureOpen();
+        ConcurrentMap<String, Entry> map = records.asMap();
+        while (true) {
+            Entry e = map.get(key);
+            if (e == null || !isCurrentClaim(e, fencingToken)) {
+                return false;
+            }
+            if (map.remove(key, e)) {
+                return true;
+            }
+        }
     }
 
     @Override
     public boolean renew(String key, long fencingToken, Duration lease) {
-        return updateCurrentClaim(key, fencingToken,
-                (e, now) -> Entry.inProgress(e.record.withLease(now.plus(lease)), e.supersedeAtMillis));
-    }
-
-    /**
-     * The fenced write every operation after the claim shares: applies {@code update} (null removes the record)
-     * atomically, and only if {@code token} is still the key's current claim and that claim is in progress.
-     */
-    private boolean updateCurrentClaim(String key, long token, BiFunction<Entry, Instant, Entry> update) {
         ensureOpen();
         Instant now = clock.instant();
-        boolean[] applied = new boolean[1];
-        records.asMap().computeIfPresent(key, (k, e) -> {
-            IdempotencyRecord r = e.record;
-            if (r.fencingToken() != token || r.state() != RecordState.IN_PROGRESS) {
-                return e;
+        ConcurrentMap<String, Entry> map = records.asMap();
+        while (true) {
+            Entry e = map.get(key);
+            if (e == null || !isCurrentClaim(e, fencingToken)) {
+                return false;
             }
-            applied[0] = true;
-            Entry updated = update.apply(e, now);
-            return updated == null ? null : stored(updated);
-        });
-        return applied[0];
+            Entry renewed = Entry.inProgress(e.record.withLease(now.plus(lease)), e.supersedeAtMillis);
+            long renewedBytes = estimatedBytes(renewed.record);
+            bytes.add(renewedBytes);
+            if (map.replace(key, e, renewed)) {
+                return true;
+            }
+            bytes.add(-renewedBytes);
+        }
+    }
+
+    /** Whether {@code e} is the claim {@code token}, still in progress: the fence every write after a claim passes. */
+    private static boolean isCurrentClaim(Entry e, long token) {
+        return e.record.fencingToken() == token && e.record.state() == RecordState.IN_PROGRESS;
     }
 
     @Override
@@ -428,11 +465,18 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 ? "the store held " + sizeBefore + " records, over idem.memory.maximumSize = " + maximumSize
                 : "the store held about " + bytesBefore + " bytes in " + sizeBefore
                 + " records, over idem.memory.maximumBytes = " + maximumBytes;
+        // Under a flood every write evicts a record or so, each reported: the part every detail shares is made
+        // once per batch, and each detail in one builder, without intermediate strings.
+        String because = " before it would have expired) because " + bound + "; a duplicate of this key may run again";
+        StringBuilder b = new StringBuilder(64 + because.length());
         for (Entry e : evicted) {
             IdempotencyRecord r = e.record;
-            String detail = r.state() + " record evicted at age " + format(Duration.between(r.startedAt(), now))
-                    + " (" + format(Duration.between(now, r.expiresAt())) + " before it would have expired) because "
-                    + bound + "; a duplicate of this key may run again";
+            b.setLength(0);
+            b.append(r.state()).append(" record evicted at age ");
+            appendSeconds(b, Duration.between(r.startedAt(), now).getSeconds());
+            b.append(" (");
+            appendSeconds(b, Duration.between(now, r.expiresAt()).getSeconds());
+            String detail = b.append(because).toString();
             IdempotencyEvent event = new IdempotencyEvent(IdempotencyEventType.EVICTED, scopeOf(r.key()), r.key(),
                     r.fencingToken(), detail, null);
             for (IdempotencyListener listener : evictionListeners) {
@@ -459,8 +503,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     /** {@code 1h2m3s}, to the second. */
     static String format(Duration d) {
-        long s = Math.max(0, d.getSeconds());
         StringBuilder b = new StringBuilder();
+        appendSeconds(b, d.getSeconds());
+        return b.toString();
+    }
+
+    /** Appends {@code seconds} (0s if negative) as {@link #format} writes them. */
+    private static void appendSeconds(StringBuilder b, long seconds) {
+        long s = Math.max(0, seconds);
+        int start = b.length();
         if (s >= 86_400) {
             b.append(s / 86_400).append('d');
         }
@@ -470,9 +521,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         if (s % 3_600 >= 60) {
             b.append(s % 3_600 / 60).append('m');
         }
-        if (s % 60 > 0 || b.length() == 0) {
+        if (s % 60 > 0 || b.length() == start) {
             b.append(s % 60).append('s');
         }
-        return b.toString();
     }
 }

@@ -45,9 +45,24 @@ public enum RecordState {
      * @throws IllegalStateException when the move is not legal, naming both states
      */
     public RecordState moveTo(RecordState next) {
-        if (!successors().contains(next)) {
+        if (!Successors.OF[ordinal()].contains(next)) {
             throw new IllegalStateException("illegal idempotency record transition " + this + " -> " + next);
         }
         return next;
+    }
+
+    /** {@link #successors()} of every state, made once: {@link #moveTo} is on the path of every completion. */
+    private static final class Successors {
+        static final Set<RecordState>[] OF = table();
+
+        @SuppressWarnings("unchecked")
+        private static Set<RecordState>[] table() {
+            RecordState[] states = values();
+            Set<RecordState>[] of = new Set[states.length];
+            for (RecordState s : states) {
+                of[s.ordinal()] = s.successors();
+            }
+            return of;
+        }
     }
 }

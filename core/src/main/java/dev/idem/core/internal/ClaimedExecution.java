@@ -72,7 +72,14 @@ final class ClaimedExecution {
             finishFailed(plan, keyText, token, t, PersonalFailures.isPersonal(t, interrupted));
             throw t;
         } finally {
-            ContextSlot.restore(previous);
+            // Back to what was bound before. Where nothing was, the thread keeps its (weakly keyed) slot holding
+            // null rather than removing it: removing it would make the next execution on this thread allocate the
+            // slot's map entry again, on the path of every first call.
+            if (previous == null) {
+                ContextSlot.bind(null);
+            } else {
+                ContextSlot.restore(previous);
+            }
         }
         if (plan.returnKind == ReturnKind.FUTURE) {
             return whenStageCompletes(plan, key, keyText, payload, token, startedAt, beat, result);

@@ -18,10 +18,11 @@ final class InFlightCalls {
 
     /**
      * A running execution; the payload digest lets a joiner with other arguments be told it conflicts. It always
-     * completes normally, with an {@link Outcome}: a failure travels inside it, so waiting for it never throws the
-     * leader's exception at a joiner by accident.
+     * completes normally, with itself as its {@link Outcome}: a failure travels inside it, so waiting for it never
+     * throws the leader's exception at a joiner by accident. Being its own outcome, a finished execution costs no
+     * object beyond itself.
      */
-    static final class Execution extends CompletableFuture<Outcome> {
+    static final class Execution extends Outcome {
         final byte[] payloadDigest;
 
         Execution(byte[] payloadDigest) {
@@ -29,7 +30,8 @@ final class InFlightCalls {
         }
 
         void succeed(Object value) {
-            complete(new Outcome(value, null, false));
+            this.value = value;
+            complete(this);
         }
 
         /**
@@ -37,21 +39,20 @@ final class InFlightCalls {
          *                 instead of receiving it
          */
         void fail(Throwable failure, boolean personal) {
-            complete(new Outcome(null, failure, personal));
+            this.failure = failure;
+            this.personal = personal;
+            complete(this);
         }
     }
 
-    /** What an execution produced: its value, or the exception it threw. */
-    static final class Outcome {
-        final Object value;
-        final Throwable failure;
-        final boolean personal;
-
-        Outcome(Object value, Throwable failure, boolean personal) {
-            this.value = value;
-            this.failure = failure;
-            this.personal = personal;
-        }
+    /**
+     * What an execution produced: its value, or the exception it threw. Written once, before the future completes,
+     * and read only after it completed, so the future's completion publishes it.
+     */
+    abstract static class Outcome extends CompletableFuture<Outcome> {
+        Object value;
+        Throwable failure;
+        boolean personal;
     }
 
     private final ConcurrentMap<CallKey, Execution> running = new ConcurrentHashMap<>();

@@ -106,6 +106,36 @@ final class JavaSerializationCodec implements ResultCodec {
         }
     }
 
+    /**
+     * {@code prefix} followed by what {@link #encode} writes for {@code value}, in one array: for a String of ASCII
+     * characters (the commonest small result) neither its UTF-8 bytes nor the tagged body is made on the way.
+     * Anything else is encoded as usual and copied after the prefix.
+     */
+    byte[] encodeAfter(byte[] prefix, Object value) throws IOException {
+        if (value instanceof String) {
+            String text = (String) value;
+            int n = text.length();
+            int p = prefix.length;
+            byte[] out = Arrays.copyOf(prefix, p + 1 + n);
+            out[p] = STRING;
+            for (int i = 0; i < n; i++) {
+                char c = text.charAt(i);
+                if (c >= 0x80) {
+                    return concat(prefix, encode(value));
+                }
+                out[p + 1 + i] = (byte) c;
+            }
+            return out;
+        }
+        return concat(prefix, encode(value));
+    }
+
+    private static byte[] concat(byte[] prefix, byte[] body) {
+        byte[] out = Arrays.copyOf(prefix, prefix.length + body.length);
+        System.arraycopy(body, 0, out, prefix.length, body.length);
+        return out;
+    }
+
     private static byte[] tagged(byte tag, byte[] payload) {
         byte[] out = new byte[payload.length + 1];
         out[0] = tag;

@@ -45,7 +45,10 @@ final class LocalResults {
         this.clock = clock;
         // Size-bounded only: whether an entry counts is decided from its timestamps when it is read (and a stale
         // one removed then), so Caffeine's own expiry would add a second clock read to every replay for nothing.
-        this.entries = Caffeine.newBuilder().maximumSize(MAX_ENTRIES).build();
+        // Maintenance on the writing thread: with the default executor every new result (every first call) hands the
+        // cache's upkeep to the common pool, waking one of its threads (an unpark, a context switch on a small
+        // machine) far more often than the upkeep itself costs.
+        this.entries = Caffeine.newBuilder().maximumSize(MAX_ENTRIES).executor(Runnable::run).build();
     }
 
     /** The entry the plan {@code planId} stored for {@code key} if it still counts now: not expired, within its window. */

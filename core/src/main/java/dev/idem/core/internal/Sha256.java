@@ -39,16 +39,20 @@ final class Sha256 {
         return (long) LONGS.get(bytes, offset);
     }
 
-    // Hex is built as Latin-1 bytes: a String of them stores one byte a character, so no char[] twice its size is
-    // made and thrown away on the path of every first call.
+    // Hex is built as Latin-1 bytes in a per-thread scratch array, and the String copies what it needs of it: a
+    // String of them stores one byte a character, so on the path of every first call no char[] twice its size and no
+    // exact-size byte[] is made and thrown away, only the String's own array.
+
+    private static final int SCRATCH_LENGTH = 512;
+    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[SCRATCH_LENGTH]);
 
     static String hex(byte[] bytes, int length) {
-        byte[] text = new byte[length * 2];
+        byte[] text = length * 2 <= SCRATCH_LENGTH ? SCRATCH.get() : new byte[length * 2];
         for (int i = 0; i < length; i++) {
             text[2 * i] = HEX[(bytes[i] >> 4) & 0xF];
             text[2 * i + 1] = HEX[bytes[i] & 0xF];
         }
-        return new String(text, StandardCharsets.ISO_8859_1);
+        return new String(text, 0, length * 2, StandardCharsets.ISO_8859_1);
     }
 
     /** The 32 hex digits of {@code hi} and {@code lo}. */
@@ -59,7 +63,7 @@ final class Sha256 {
     /** {@code prefix} followed by the 32 hex digits of {@code hi} and {@code lo}, in one String. */
     static String hex128(String prefix, long hi, long lo) {
         int p = prefix.length();
-        byte[] text = new byte[p + 32];
+        byte[] text = p + 32 <= SCRATCH_LENGTH ? SCRATCH.get() : new byte[p + 32];
         for (int i = 0; i < p; i++) {
             char c = prefix.charAt(i);
             if (c > 0xFF) { // a scope beyond Latin-1: let String do the general case
@@ -71,6 +75,6 @@ final class Sha256 {
             text[p + 15 - i] = HEX[(int) (hi >>> (4 * i)) & 0xF];
             text[p + 31 - i] = HEX[(int) (lo >>> (4 * i)) & 0xF];
         }
-        return new String(text, StandardCharsets.ISO_8859_1);
+        return new String(text, 0, p + 32, StandardCharsets.ISO_8859_1);
     }
 }

@@ -54,6 +54,9 @@ final class StoredResults {
 
     /** The stored form of {@code value}; throws whatever the codec throws for a value it cannot encode. */
     byte[] encode(Object value) throws Exception {
+        if (codec instanceof JavaSerializationCodec) { // the core's own codec writes after the header itself
+            return ((JavaSerializationCodec) codec).encodeAfter(header, value);
+        }
         byte[] body = codec.encode(value);
         byte[] stored = Arrays.copyOf(header, header.length + body.length);
         System.arraycopy(body, 0, stored, header.length, body.length);
