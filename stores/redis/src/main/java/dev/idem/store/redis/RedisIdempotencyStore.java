@@ -53,7 +53,7 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Tokens</b> come from a per-key counter that outlives the record (by {@link #COUNTER_MARGIN} after the record's
  * own TTL), so they increase across release, expiry and deletion and across every process; a token is never below the
- * server's now in milliseconds, which keeps tokens increasing should the counter be evicted.
+ * server's now in microseconds, which keeps tokens increasing should the counter be evicted.
  *
  * <p><b>Connection loss fails closed.</b> Every command waits at most the configured timeout and reports
  * {@link IdempotencyStoreException}. The store's own connection does not replay commands after a reconnect (a

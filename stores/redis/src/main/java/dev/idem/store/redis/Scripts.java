@@ -15,20 +15,26 @@ import java.util.HexFormat;
  * result; times in epoch milliseconds of the server's clock plus the offset passed in (zero outside tests).
  *
  * <p>Tokens: a claim's token is the larger of the counter plus one (and the record's token plus one, should the counter
- * have been evicted) and the server's now in milliseconds. The counter outlives the record by
+ * have been evicted) and the server's now in microseconds. The counter outlives the record by
  * {@link RedisIdempotencyStore#COUNTER_MARGIN}; should it still be lost, the floor of now keeps tokens increasing unless
- * one key was claimed more than once per millisecond on average for that long, or the server's clock went back.
+ * one key was claimed more than once per microsecond on average for that long, or the server's clock went back.
  */
 final class Scripts {
     private Scripts() {
     }
 
-    /** Helpers shared by every script. Numbers are formatted with %d: Lua's own formatting turns 14 digits to 1e+14. */
+    /**
+     * Helpers shared by every script. {@code now_ms} returns the server's now (plus the offset) in milliseconds, and
+     * in microseconds for the token floor (about 1.8e15 now: exact in Lua's doubles, which hold integers to 2^53, until
+     * the 23rd century). Numbers are formatted with %d: Lua's own formatting writes 15 digits as 1.7e+15.
+     */
     private static final String PRELUDE = """
             local function fmt(n) return string.format('%d', n) end
             local function now_ms(offset)
               local t = redis.call('TIME')
-              return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(offset)
+              local off = tonumber(offset)
+              return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + off,
+                tonumber(t[1]) * 1000000 + tonumber(t[2]) + off * 1000
             end
             local function keep_counter(tok, ttl)
               local c = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -48,7 +54,7 @@ final class Scripts {
      * nothing (absent or expired) and {@code {1, token, replaced record...}} for a takeover or supersede.
      */
     static final Script CLAIM = new Script("claim", PRELUDE + """
-            local now = now_ms(ARGV[6])
+            local now, micros = now_ms(ARGV[6])
             local lease = tonumber(ARGV[4])
             local window = tonumber(ARGV[5])
             local margin = tonumber(ARGV[7])
@@ -65,7 +71,7 @@ final class Scripts {
             end
             local tok = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
             if rec[5] and tonumber(rec[5]) + 1 > tok then tok = tonumber(rec[5]) + 1 end
-            if now > tok then tok = now end
+            if micros > tok then tok = micros end
             local started = now
             if live and rec[2] == 'IN_PROGRESS' then started = tonumber(rec[6]) end
             redis.call('DEL', KEYS[1])
