@@ -83,6 +83,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final Duration timeout;
     private final LongSupplier offsetMillis;
     private final Object connecting = new Object();
+    /** When the last connection attempt failed (System.nanoTime), and why; guarded by {@link #connecting}. */
+    private long connectFailedAt;
+    @Nullable
+    private RuntimeException connectFailure;
     @Nullable
     private volatile StatefulRedisConnection<byte[], byte[]> connection;
     private volatile boolean closed;
@@ -391,13 +395,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             if (c != null) {
                 c.closeAsync();
             }
+            // Callers that queued behind a failed attempt fail at once instead of each waiting its own timeout, so
+            // an unreachable server costs every caller at most about two timeouts, however many there are.
+            if (connectFailure != null && System.nanoTime() - connectFailedAt < timeout.toNanos()) {
+                throw failure(operation, key, "cannot connect to " + where + " (an attempt "
+                        + (System.nanoTime() - connectFailedAt) / 1_000_000 + " ms ago failed): "
+                        + connectFailure.getMessage(), connectFailure);
+            }
             try {
                 c = uri != null ? client.connect(ByteArrayCodec.INSTANCE, uri) : client.connect(ByteArrayCodec.INSTANCE);
                 c.setTimeout(timeout);
             } catch (RuntimeException e) {
                 connection = null;
+                connectFailedAt = System.nanoTime();
+                connectFailure = e;
                 throw failure(operation, key, "cannot connect to " + where + ": " + e.getMessage(), e);
             }
+            connectFailure = null;
             connection = c;
             return c;
         }

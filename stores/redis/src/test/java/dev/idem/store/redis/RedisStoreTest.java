@@ -21,14 +21,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -172,7 +179,7 @@ class RedisStoreTest {
     @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aServerNobodyListensOnFailsAtStartWithinTheTimeout() throws Exception {
         int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
         String uri = "redis://127.0.0.1:" + port;
@@ -254,6 +261,54 @@ class RedisStoreTest {
                 assertTrue(store.complete(key, token, new byte[] {1}, Duration.ofMinutes(1)));
             }
             assertEquals(RecordState.COMPLETED, store.get(key).orElseThrow().state());
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void whileTheServerIsCutOffEveryCallerFailsWithinAboutTwoTimeoutsAndTheStoreReconnectsAfter() throws Exception {
+        RedisURI target = RedisURI.create(redis.uri());
+        Duration timeout = Duration.ofMillis(400);
+        String key = key("cut");
+        try (CuttableProxy proxy = new CuttableProxy(target.getHost(), target.getPort());
+             RedisIdempotencyStore store = RedisIdempotencyStore.builder("redis://127.0.0.1:" + proxy.port())
+                     .timeout(timeout).build()) {
+            long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+            proxy.cut();
+
+            int callers = 8;
+            ExecutorService pool = Executors.newFixedThreadPool(callers);
+            try {
+                List<Callable<Long>> calls = new ArrayList<>();
+                for (int i = 0; i < callers; i++) {
+                    calls.add(() -> {
+                        long started = System.nanoTime();
+                        assertThrows(IdempotencyStoreException.class, () -> store.get(key));
+                        return (System.nanoTime() - started) / 1_000_000;
+                    });
+                }
+                for (Future<Long> took : pool.invokeAll(calls)) {
+                    long millis = took.get();
+                    assertTrue(millis < 4 * timeout.toMillis(), "a caller failed after " + millis + " ms with a "
+                            + timeout.toMillis() + " ms timeout");
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+
+            proxy.restore();
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            IdempotencyRecord record = null;
+            while (record == null) {
+                try {
+                    record = store.get(key).orElseThrow();
+                } catch (IdempotencyStoreException stillDown) {
+                    assertTrue(System.nanoTime() < deadline, "the store did not reconnect: " + stillDown);
+                    Thread.sleep(100);
+                }
+            }
+            assertEquals(token, record.fencingToken(), "the claim survived the outage");
+            assertTrue(store.complete(key, token, new byte[] {1}, Duration.ofMinutes(1)));
         }
     }
 
