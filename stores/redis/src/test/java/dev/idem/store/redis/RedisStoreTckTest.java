@@ -6,7 +6,9 @@ import dev.idem.store.IdempotencyStore;
 import dev.idem.store.tck.IdempotencyStoreTck;
 import dev.idem.store.tck.MutableClock;
 import dev.idem.store.tck.StoreTime;
+import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -17,17 +19,21 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 /**
  * The TCK on standalone Redis: every store of a test (and its peer, a second store with its own client and connection,
  * as another process would open it) shares one server and one time offset, which the TCK moves through
- * {@link StoreTime}. The TCK's keys carry a random prefix per test.
+ * {@link StoreTime}. The TCK's keys carry a random prefix per test. The store under test reaches the server through a
+ * proxy, so {@link #makeUnreachable} cuts it off (its connection dropped, the server silent from then on) instead of
+ * closing it.
  */
 class RedisStoreTckTest extends IdempotencyStoreTck {
     private static TestRedis redis;
     /** Added to the server's now by every store of the running test; starts at zero. */
     private final AtomicLong offset = new AtomicLong();
     private RedisIdempotencyStore first;
+    private CuttableProxy proxy;
 
     @BeforeAll
     static void startRedis() throws Exception {
@@ -41,14 +47,31 @@ class RedisStoreTckTest extends IdempotencyStoreTck {
         }
     }
 
-    private RedisIdempotencyStore open() {
-        return RedisIdempotencyStore.builder(redis.uri()).serverTimeOffset(offset::get).build();
+    private RedisIdempotencyStore open(RedisURI uri) {
+        return RedisIdempotencyStore.builder(uri).serverTimeOffset(offset::get).build();
     }
 
     @Override
-    protected IdempotencyStore createStore(MutableClock clock) {
-        first = open();
+    protected IdempotencyStore createStore(MutableClock clock) throws Exception {
+        RedisURI viaProxy = RedisURI.create(redis.uri());
+        proxy = new CuttableProxy(viaProxy.getHost(), viaProxy.getPort());
+        viaProxy.setHost("127.0.0.1");
+        viaProxy.setPort(proxy.port());
+        first = open(viaProxy);
         return first;
+    }
+
+    @AfterEach
+    void closeProxy() throws Exception {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Override
+    protected void makeUnreachable(IdempotencyStore target) {
+        assertSame(first, target, "the TCK cuts off the store under test");
+        proxy.cut();
     }
 
     @Override
@@ -77,7 +100,7 @@ class RedisStoreTckTest extends IdempotencyStoreTck {
 
     @Override
     protected Optional<IdempotencyStore> createPeerStore(MutableClock clock) {
-        return Optional.of(open());
+        return Optional.of(open(RedisURI.create(redis.uri())));
     }
 
     @Test
