@@ -25,6 +25,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -450,7 +451,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return null;
         }
         byte[] state = (byte[]) reply.get(from + 1);
-        boolean finished = !java.util.Arrays.equals(state, IN_PROGRESS);
+        boolean finished = !Arrays.equals(state, IN_PROGRESS);
         return new IdempotencyRecord(text(reply.get(from)), RecordState.valueOf(text(state)),
                 text(reply.get(from + 2)), text(reply.get(from + 3)), millis(reply.get(from + 4)),
                 Instant.ofEpochMilli(millis(reply.get(from + 5))), Instant.ofEpochMilli(millis(reply.get(from + 6))),

@@ -129,6 +129,20 @@ class RedisStoreTest {
     }
 
     @Test
+    void tlsAclAndSentinelUrisAreReadAndTheirPasswordsNeverShown() {
+        for (String uri : List.of("redis://cache:6379/2", "rediss://bob:s3cret@cache:6380",
+                "redis-sentinel://s3cret@sentinel-1:26379,sentinel-2:26379/0#mymaster")) {
+            assertDoesNotThrow(() -> RedisIdempotencyStore.builder(uri), uri);
+        }
+        for (String bad : List.of("cache:6379", "redis-socket:///tmp/redis.sock", "mongodb://cache")) {
+            assertThrows(IdempotencyConfigurationException.class, () -> RedisIdempotencyStore.builder(bad), bad);
+        }
+        assertEquals("rediss://bob:***@cache:6380", RedisIdempotencyStore.redactText("rediss://bob:s3cret@cache:6380"));
+        assertEquals("redis-sentinel://***@sentinel:26379#m",
+                RedisIdempotencyStore.redactText("redis-sentinel://s3cret@sentinel:26379#m"));
+    }
+
+    @Test
     void timeoutsAreReadInShortAndIsoForms() {
         assertEquals(Duration.ofMillis(500), RedisStoreProvider.duration("500ms"));
         assertEquals(Duration.ofSeconds(2), RedisStoreProvider.duration(" 2s "));
