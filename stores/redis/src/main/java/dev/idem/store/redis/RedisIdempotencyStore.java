@@ -1,0 +1,498 @@
+package dev.idem.store.redis;
+
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.IdempotencyStoreException;
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
+import dev.idem.store.IdempotencyRecord;
+import dev.idem.store.IdempotencyStore;
+import dev.idem.store.RecordState;
+import dev.idem.store.TtlJitter;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import jakarta.annotation.Nullable;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+
+/**
+ * An {@link IdempotencyStore} in Redis (standalone; Sentinel through a {@code redis-sentinel://} URI), shared by every
+ * process that uses the server. Built on Lettuce.
+ *
+ * <p><b>Keys.</b> An idempotency key {@code K} lives in two Redis keys that share the hash tag {@code {h}}, where
+ * {@code h} is the hex SHA-256 of K's UTF-8 bytes, so both are in one Cluster slot: the record
+ * {@code idem:{h}:r}, a hash holding K exactly beside the record's fields, and the token counter {@code idem:{h}:t}.
+ *
+ * <p><b>One atomic step per operation.</b> Claim, complete, fail, renew, release, delete and get are each one Lua
+ * script run by {@code EVALSHA} (loaded on first use, and again when the server answers {@code NOSCRIPT}), so each is
+ * one round trip; a lost claim returns the record it lost to in that same round trip. Every write after a claim is
+ * guarded by the claim's fencing token inside its script.
+ *
+ * <p><b>Time is the server's</b> ({@code TIME}, read inside each script, in milliseconds), so processes with skewed
+ * clocks agree. Expiry is decided in the script from the record's {@code expiresAt}; the Redis TTL of a record is its
+ * logical expiry (or lease) plus {@link #TTL_MARGIN}, so Redis only frees memory and never decides an outcome.
+ *
+ * <p><b>Tokens</b> come from a per-key counter that outlives the record (by {@link #COUNTER_MARGIN} after the record's
+ * own TTL), so they increase across release, expiry and deletion and across every process; a token is never below the
+ * server's now in microseconds, which keeps tokens increasing should the counter be evicted.
+ *
+ * <p><b>Connection loss fails closed.</b> Every command waits at most the configured timeout and reports
+ * {@link IdempotencyStoreException}. The store's own connection does not replay commands after a reconnect (a
+ * replayed claim would find its own record and report it as another's): a connection that broke is dropped and the
+ * next call opens a new one.
+ *
+ * <p>Create one with {@link #builder(String)}, {@link #builder(RedisURI)} or {@link #builder(RedisClient)}, or
+ * configure the {@code redis} store ({@code idem.redis.uri}; see {@link RedisStoreProvider}).
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+
+    /** The command timeout unless configured. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+    /** How much longer Redis keeps a record than its logical expiry or lease: a late completion still finds it. */
+    public static final Duration TTL_MARGIN = Duration.ofMinutes(1);
+    /** How much longer Redis keeps a key's token counter than its record. */
+    public static final Duration COUNTER_MARGIN = Duration.ofDays(1);
+
+    private static final String PREFIX = "idem:{";
+    private static final byte[] IN_PROGRESS = bytes(RecordState.IN_PROGRESS.name());
+
+    private final RedisClient client;
+    private final boolean ownsClient;
+    @Nullable
+    private final RedisURI uri;
+    private final String where;
+    private final Duration timeout;
+    private final LongSupplier offsetMillis;
+    private final Object connecting = new Object();
+    /** When the last connection attempt failed (System.nanoTime), and why; guarded by {@link #connecting}. */
+    private long connectFailedAt;
+    @Nullable
+    private RuntimeException connectFailure;
+    @Nullable
+    private volatile StatefulRedisConnection<byte[], byte[]> connection;
+    private volatile boolean closed;
+
+    private RedisIdempotencyStore(Builder b) {
+        this.timeout = b.timeout;
+        this.offsetMillis = b.offsetMillis;
+        if (b.client != null) {
+            this.client = b.client;
+            this.ownsClient = false;
+            this.uri = null;
+            this.where = "the given RedisClient";
+        } else {
+            RedisURI u = Objects.requireNonNull(b.uri);
+            u.setTimeout(timeout);
+            this.uri = u;
+            this.where = redact(u);
+            this.client = RedisClient.create();
+            this.ownsClient = true;
+            client.setOptions(ClientOptions.builder()
+                    // At most once: a command in flight when the connection breaks fails; it is never re-sent.
+                    .autoReconnect(false)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
+                    .timeoutOptions(TimeoutOptions.enabled(timeout))
+                    .build());
+        }
+        try {
+            connection(); // a misconfigured store fails at start, not at the first call
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * A store that opens its own client and connection to {@code uri}: {@code redis://[user:password@]host[:port][/db]},
+     * {@code rediss://...} (TLS) or {@code redis-sentinel://[password@]host[:port][,host2[:port2]][/db]#master}.
+     *
+     * @param uri the server's URI
+     * @return a builder; {@link Builder#build()} connects
+     * @throws IdempotencyConfigurationException when {@code uri} is not such a URI
+     */
+    public static Builder builder(String uri) {
+        Objects.requireNonNull(uri, "uri");
+        String scheme = uri.contains("://") ? uri.substring(0, uri.indexOf("://")) : "";
+        if (!scheme.equals("redis") && !scheme.equals("rediss") && !scheme.equals("redis-sentinel")) {
+            throw new IdempotencyConfigurationException("idem.redis.uri = \"" + redactText(uri) + "\" is not a Redis"
+                    + " URI: redis://host:6379, rediss://host:6380 (TLS) or redis-sentinel://host:26379#master");
+        }
+        try {
+            return builder(RedisURI.create(uri));
+        } catch (RuntimeException e) {
+            throw new IdempotencyConfigurationException("idem.redis.uri = \"" + redactText(uri) + "\" cannot be read: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A store that opens its own client and connection to {@code uri}; its timeout is set to the builder's.
+     *
+     * @param uri the server's URI (a copy is not made: the store sets its timeout)
+     * @return a builder; {@link Builder#build()} connects
+     */
+    public static Builder builder(RedisURI uri) {
+        return new Builder(Objects.requireNonNull(uri, "uri"), null);
+    }
+
+    /**
+     * A store over a client the caller owns (and shuts down), created with its URI ({@code RedisClient.create(uri)}).
+     * The store opens its own connection with {@link RedisClient#connect(io.lettuce.core.codec.RedisCodec)} and closes
+     * only that. The client's options are the caller's: with Lettuce's default auto-reconnect, a command in flight
+     * when the connection breaks may be sent again after the reconnect.
+     *
+     * @param client a client created with a default URI
+     * @return a builder; {@link Builder#build()} connects
+     */
+    public static Builder builder(RedisClient client) {
+        return new Builder(null, Objects.requireNonNull(client, "client"));
+    }
+
+    /** Configures a {@link RedisIdempotencyStore}. */
+    public static final class Builder {
+        @Nullable
+        private final RedisURI uri;
+        @Nullable
+        private final RedisClient client;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private LongSupplier offsetMillis = () -> 0L;
+
+        private Builder(@Nullable RedisURI uri, @Nullable RedisClient client) {
+            this.uri = uri;
+            this.client = client;
+        }
+
+        /**
+         * How long a command (and a connection attempt) may take before the call fails with
+         * {@link IdempotencyStoreException}, {@link #DEFAULT_TIMEOUT} unless set.
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws IdempotencyConfigurationException when {@code timeout} is zero or negative
+         */
+        public Builder timeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw new IdempotencyConfigurationException("idem.redis.timeout must be positive: " + timeout);
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** Tests only: milliseconds added to the server's now in every script, so a test moves the store's time. */
+        Builder serverTimeOffset(LongSupplier offsetMillis) {
+            this.offsetMillis = Objects.requireNonNull(offsetMillis, "offsetMillis");
+            return this;
+        }
+
+        /**
+         * Connects and returns the store.
+         *
+         * @return the store, owned and closed by the caller
+         * @throws IdempotencyStoreException when the server cannot be reached within the timeout
+         */
+        public RedisIdempotencyStore build() {
+            return new RedisIdempotencyStore(this);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Operations
+
+    @Override
+    public ClaimOutcome claim(ClaimRequest request) {
+        Objects.requireNonNull(request, "request");
+        String key = request.key();
+        List<Object> reply = run("claim", key, Scripts.CLAIM, key,
+                bytes(key), bytes(request.payloadHash()), bytes(request.owner()),
+                number(request.lease().toMillis()), number(request.window().toMillis()),
+                number(offsetMillis.getAsLong()), number(TTL_MARGIN.toMillis()), number(COUNTER_MARGIN.toMillis()));
+        long status = (Long) reply.get(0);
+        if (status == 0) {
+            return new ClaimOutcome.Existing(Objects.requireNonNull(record(reply, 2), "the claim lost to no record"));
+        }
+        return new ClaimOutcome.Acquired((Long) reply.get(1), reply.size() > 2 ? record(reply, 2) : null);
+    }
+
+    @Override
+    public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
+        return finish("complete", RecordState.COMPLETED, key, fencingToken, result, ttl);
+    }
+
+    @Override
+    public boolean fail(String key, long fencingToken, byte[] failure, Duration failureTtl) {
+        return finish("fail", RecordState.FAILED, key, fencingToken, failure, failureTtl);
+    }
+
+    private boolean finish(String operation, RecordState state, String key, long fencingToken, byte[] encoded,
+                           Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(encoded, "result");
+        Objects.requireNonNull(ttl, "ttl");
+        long keep = TtlJitter.expiresAt(Instant.EPOCH, ttl).toEpochMilli();
+        // The argument is written to the socket before this returns, so the caller may reuse its array afterwards;
+        // the stored copy is Redis's.
+        return applied(run(operation, key, Scripts.FINISH, key, number(fencingToken), bytes(state.name()),
+                number(keep), encoded.clone(), number(offsetMillis.getAsLong()), number(TTL_MARGIN.toMillis()),
+                number(COUNTER_MARGIN.toMillis())));
+    }
+
+    @Override
+    public boolean release(String key, long fencingToken) {
+        Objects.requireNonNull(key, "key");
+        return applied(run("release", key, Scripts.RELEASE, key, number(fencingToken),
+                number(COUNTER_MARGIN.toMillis())));
+    }
+
+    @Override
+    public boolean renew(String key, long fencingToken, Duration lease) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(lease, "lease");
+        return applied(run("renew", key, Scripts.RENEW, key, number(fencingToken), number(lease.toMillis()),
+                number(offsetMillis.getAsLong()), number(TTL_MARGIN.toMillis()), number(COUNTER_MARGIN.toMillis())));
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> get(String key) {
+        Objects.requireNonNull(key, "key");
+        List<Object> reply = run("get", key, Scripts.GET, key, number(offsetMillis.getAsLong()));
+        IdempotencyRecord record = record(reply, 1);
+        if (record == null || record.isExpiredAt(Instant.ofEpochMilli((Long) reply.get(0)))) {
+            return Optional.empty();
+        }
+        return Optional.of(record);
+    }
+
+    @Override
+    public void delete(String key) {
+        Objects.requireNonNull(key, "key");
+        run("delete", key, Scripts.DELETE, key, number(COUNTER_MARGIN.toMillis()));
+    }
+
+    @Override
+    public void close() {
+        StatefulRedisConnection<byte[], byte[]> open;
+        synchronized (connecting) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            open = connection;
+            connection = null;
+        }
+        try {
+            if (open != null) {
+                open.close();
+            }
+        } finally {
+            if (ownsClient) {
+                client.shutdown(Duration.ZERO, timeout);
+            }
+        }
+    }
+
+    /** The store's now: the server's {@code TIME}, plus the test offset. */
+    Instant serverNow() {
+        List<byte[]> time = await("read the time", "", connection().async().time());
+        long micros = Long.parseLong(text(time.get(0))) * 1_000_000L + Long.parseLong(text(time.get(1)));
+        return Instant.ofEpochMilli(micros / 1_000 + offsetMillis.getAsLong());
+    }
+
+    /** The connection the store uses now, for tests that drop it. */
+    StatefulRedisConnection<byte[], byte[]> currentConnection() {
+        return connection();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Plumbing
+
+    /** The Redis keys of {@code key}: its record and its token counter, in one slot. */
+    static byte[][] redisKeys(String key) {
+        String tag;
+        try {
+            tag = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes(key)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+        return new byte[][] {bytes(PREFIX + tag + "}:r"), bytes(PREFIX + tag + "}:t")};
+    }
+
+    private List<Object> run(String operation, String key, Scripts.Script script, String idemKey, byte[]... args) {
+        byte[][] keys = redisKeys(idemKey);
+        StatefulRedisConnection<byte[], byte[]> c = connection(operation, key);
+        try {
+            return await(operation, key, c.async().<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys,
+                    args));
+        } catch (IdempotencyStoreException e) {
+            if (!(e.getCause() instanceof RedisNoScriptException)) {
+                throw e;
+            }
+        }
+        // The server does not know the script (first use, a restart, SCRIPT FLUSH): load it and run it again. A
+        // NOSCRIPT reply means the script did not run, so running it now is its only run.
+        await(operation, key, c.async().scriptLoad(script.source()));
+        return await(operation, key, c.async().<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys,
+                args));
+    }
+
+    private <T> T await(String operation, String key, RedisFuture<T> future) {
+        try {
+            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            Thread.currentThread().interrupt();
+            throw failure(operation, key, "interrupted", e);
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            throw failure(operation, key, "no answer within " + timeout, e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            dropIfBroken();
+            throw failure(operation, key, cause.getMessage(), cause);
+        } catch (RuntimeException e) {
+            dropIfBroken();
+            throw failure(operation, key, e.getMessage(), e);
+        }
+    }
+
+    private StatefulRedisConnection<byte[], byte[]> connection() {
+        return connection("connect", "");
+    }
+
+    private StatefulRedisConnection<byte[], byte[]> connection(String operation, String key) {
+        StatefulRedisConnection<byte[], byte[]> c = connection;
+        if (c != null && c.isOpen() && !closed) {
+            return c;
+        }
+        synchronized (connecting) {
+            if (closed) {
+                throw new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key)
+                        + " refused: the store is closed");
+            }
+            c = connection;
+            if (c != null && c.isOpen()) {
+                return c;
+            }
+            if (c != null) {
+                c.closeAsync();
+            }
+            // Callers that queued behind a failed attempt fail at once instead of each waiting its own timeout, so
+            // an unreachable server costs every caller at most about two timeouts, however many there are.
+            if (connectFailure != null && System.nanoTime() - connectFailedAt < timeout.toNanos()) {
+                throw failure(operation, key, "cannot connect to " + where + " (an attempt "
+                        + (System.nanoTime() - connectFailedAt) / 1_000_000 + " ms ago failed): "
+                        + connectFailure.getMessage(), connectFailure);
+            }
+            try {
+                c = uri != null ? client.connect(ByteArrayCodec.INSTANCE, uri) : client.connect(ByteArrayCodec.INSTANCE);
+                c.setTimeout(timeout);
+            } catch (RuntimeException e) {
+                connection = null;
+                connectFailedAt = System.nanoTime();
+                connectFailure = e;
+                throw failure(operation, key, "cannot connect to " + where + ": " + e.getMessage(), e);
+            }
+            connectFailure = null;
+            connection = c;
+            return c;
+        }
+    }
+
+    /** Drops a connection that broke, so the next call opens a new one. */
+    private void dropIfBroken() {
+        StatefulRedisConnection<byte[], byte[]> c = connection;
+        if (c != null && !c.isOpen()) {
+            synchronized (connecting) {
+                if (connection == c) {
+                    connection = null;
+                    c.closeAsync();
+                }
+            }
+        }
+    }
+
+    private IdempotencyStoreException failure(String operation, String key, @Nullable String why, Throwable cause) {
+        if (closed) {
+            return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key)
+                    + " refused: the store is closed", cause);
+        }
+        return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
+                + where + ": " + why, cause);
+    }
+
+    private static boolean applied(List<Object> reply) {
+        return (Long) reply.get(0) == 1L;
+    }
+
+    /** The record in {@code reply} from {@code from} on (the ten fields of {@link Scripts}), or null when absent. */
+    @Nullable
+    private static IdempotencyRecord record(List<Object> reply, int from) {
+        if (reply.size() < from + 10 || reply.get(from + 1) == null) {
+            return null;
+        }
+        byte[] state = (byte[]) reply.get(from + 1);
+        boolean finished = !Arrays.equals(state, IN_PROGRESS);
+        return new IdempotencyRecord(text(reply.get(from)), RecordState.valueOf(text(state)),
+                text(reply.get(from + 2)), text(reply.get(from + 3)), millis(reply.get(from + 4)),
+                Instant.ofEpochMilli(millis(reply.get(from + 5))), Instant.ofEpochMilli(millis(reply.get(from + 6))),
+                finished ? Instant.ofEpochMilli(millis(reply.get(from + 7))) : null,
+                finished ? Instant.ofEpochMilli(millis(reply.get(from + 8))) : null,
+                finished ? (byte[]) reply.get(from + 9) : null);
+    }
+
+    private static long millis(Object field) {
+        return Long.parseLong(text(field));
+    }
+
+    private static String text(Object field) {
+        return new String((byte[]) field, StandardCharsets.UTF_8);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] number(long n) {
+        return bytes(Long.toString(n));
+    }
+
+    /** The key's namespace and scope ({@code idem:{namespace}:{scope}:{hash}}), never the hash of the arguments. */
+    static String scopeOf(String key) {
+        if (key.isEmpty()) {
+            return "the store";
+        }
+        String[] parts = key.split(":", 4);
+        if (parts.length == 4 && parts[0].equals("idem")) {
+            return "scope " + parts[1] + ":" + parts[2];
+        }
+        return "a key outside any scope";
+    }
+
+    private static String redact(RedisURI uri) {
+        return uri.toString(); // RedisURI.toString leaves out the password
+    }
+
+    static String redactText(String uri) {
+        return uri.replaceAll("(://[^:@/]*:)[^@/]*@", "$1***@").replaceAll("^(redis[a-z-]*://)([^:@/]+)@", "$1***@");
+    }
+}

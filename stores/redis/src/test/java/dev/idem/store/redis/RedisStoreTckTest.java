@@ -1,0 +1,118 @@
+package dev.idem.store.redis;
+
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
+import dev.idem.store.IdempotencyStore;
+import dev.idem.store.tck.IdempotencyStoreTck;
+import dev.idem.store.tck.MutableClock;
+import dev.idem.store.tck.StoreTime;
+import io.lettuce.core.RedisURI;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+/**
+ * The TCK on standalone Redis: every store of a test (and its peer, a second store with its own client and connection,
+ * as another process would open it) shares one server and one time offset, which the TCK moves through
+ * {@link StoreTime}. The TCK's keys carry a random prefix per test. The store under test reaches the server through a
+ * proxy, so {@link #makeUnreachable} cuts it off (its connection dropped, the server silent from then on) instead of
+ * closing it.
+ */
+class RedisStoreTckTest extends IdempotencyStoreTck {
+    private static TestRedis redis;
+    /** Added to the server's now by every store of the running test; starts at zero. */
+    private final AtomicLong offset = new AtomicLong();
+    private RedisIdempotencyStore first;
+    private CuttableProxy proxy;
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        redis = TestRedis.start();
+    }
+
+    @AfterAll
+    static void stopRedis() throws Exception {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    private RedisIdempotencyStore open(RedisURI uri) {
+        return RedisIdempotencyStore.builder(uri).serverTimeOffset(offset::get).build();
+    }
+
+    @Override
+    protected IdempotencyStore createStore(MutableClock clock) throws Exception {
+        RedisURI viaProxy = RedisURI.create(redis.uri());
+        proxy = new CuttableProxy(viaProxy.getHost(), viaProxy.getPort());
+        viaProxy.setHost("127.0.0.1");
+        viaProxy.setPort(proxy.port());
+        first = open(viaProxy);
+        return first;
+    }
+
+    @AfterEach
+    void closeProxy() throws Exception {
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    @Override
+    protected void makeUnreachable(IdempotencyStore target) {
+        assertSame(first, target, "the TCK cuts off the store under test");
+        proxy.cut();
+    }
+
+    @Override
+    protected StoreTime createStoreTime(MutableClock clock) {
+        return new StoreTime() {
+            @Override
+            public Instant now() {
+                return first.serverNow();
+            }
+
+            @Override
+            public void advance(Duration duration) {
+                if (duration.isNegative()) {
+                    throw new IllegalArgumentException("the server's time only moves forward: " + duration);
+                }
+                offset.addAndGet(duration.toMillis());
+            }
+
+            @Override
+            public Duration tolerance() {
+                // The server's clock runs on its own; two shared cores make a step between two readings slow.
+                return Duration.ofSeconds(2);
+            }
+        };
+    }
+
+    @Override
+    protected Optional<IdempotencyStore> createPeerStore(MutableClock clock) {
+        return Optional.of(open(RedisURI.create(redis.uri())));
+    }
+
+    @Test
+    void keysAndOwnersBeyondAsciiAreKeptExactly() {
+        String key = key("bestellung-\u00fc-\u6ce8\u6587-\ud83d\ude00");
+        String owner = "worker-\u00e9-\ud83d\udc1d";
+        assertInstanceOf(ClaimOutcome.Acquired.class,
+                store.claim(new ClaimRequest(key, "h", owner, LEASE, Duration.ZERO)));
+        assertEquals(key, store.get(key).orElseThrow().key());
+        assertEquals(owner, store.get(key).orElseThrow().owner());
+        assertInstanceOf(ClaimOutcome.Acquired.class,
+                store.claim(new ClaimRequest(key.replace("\u00fc", "u"), "h", owner, LEASE, Duration.ZERO)),
+                "a key that differs only in an accent is another key");
+    }
+}

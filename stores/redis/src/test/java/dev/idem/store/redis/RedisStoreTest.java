@@ -1,0 +1,399 @@
+package dev.idem.store.redis;
+
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.IdempotencyStoreException;
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
+import dev.idem.store.IdempotencyRecord;
+import dev.idem.store.IdempotencyStore;
+import dev.idem.store.IdempotencyStoreProvider;
+import dev.idem.store.RecordState;
+import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.SlotHash;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.Executable;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Configuration, a closed store, connection loss, the key layout and script reloading, against a real Redis. Keys
+ * carry a random prefix per class.
+ */
+class RedisStoreTest {
+    private static final String PREFIX = "idem:redis-test-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static TestRedis redis;
+    private static RedisClient adminClient;
+    private static StatefulRedisConnection<String, String> adminConnection;
+    private static RedisCommands<String, String> admin;
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        redis = TestRedis.start();
+        adminClient = RedisClient.create(redis.uri());
+        adminConnection = adminClient.connect();
+        admin = adminConnection.sync();
+    }
+
+    @AfterAll
+    static void stopRedis() throws Exception {
+        try {
+            if (adminClient != null) {
+                adminConnection.close();
+                adminClient.shutdown();
+            }
+        } finally {
+            if (redis != null) {
+                redis.close();
+            }
+        }
+    }
+
+    private static String key(String name) {
+        return PREFIX + "scope:" + name + "-" + UUID.randomUUID();
+    }
+
+    private static ClaimRequest request(String key) {
+        return new ClaimRequest(key, "hash", "owner", LEASE, Duration.ZERO);
+    }
+
+    private static RedisIdempotencyStore open() {
+        return RedisIdempotencyStore.builder(redis.uri()).build();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Configuration
+
+    @Test
+    void theProviderIsFoundAsRedisAndBuildsAStoreFromItsKeys() {
+        IdempotencyStoreProvider provider = ServiceLoader.load(IdempotencyStoreProvider.class).stream()
+                .map(ServiceLoader.Provider::get).filter(p -> p.name().equals("redis")).findFirst().orElseThrow();
+        assertInstanceOf(RedisStoreProvider.class, provider);
+
+        String key = key("provider");
+        try (IdempotencyStore store = provider.create(Map.of("uri", redis.uri(), "timeout", "1500ms"),
+                Clock.systemUTC())) {
+            assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key)));
+            assertInstanceOf(ClaimOutcome.Existing.class, store.claim(request(key)));
+        }
+    }
+
+    @Test
+    void theProviderRefusesUnknownKeysAMissingOrForeignUriAndABadTimeout() {
+        RedisStoreProvider provider = new RedisStoreProvider();
+        Clock clock = Clock.systemUTC();
+        IdempotencyConfigurationException unknown = assertThrows(IdempotencyConfigurationException.class,
+                () -> provider.create(Map.of("uri", redis.uri(), "timout", "2s"), clock));
+        assertTrue(unknown.getMessage().contains("idem.redis.timout"), unknown.getMessage());
+        IdempotencyConfigurationException noUri = assertThrows(IdempotencyConfigurationException.class,
+                () -> provider.create(Map.of(), clock));
+        assertTrue(noUri.getMessage().contains("idem.redis.uri"), noUri.getMessage());
+        IdempotencyConfigurationException foreign = assertThrows(IdempotencyConfigurationException.class,
+                () -> provider.create(Map.of("uri", "http://user:secret@localhost:6379"), clock));
+        assertFalse(foreign.getMessage().contains("secret"), "the password stays out: " + foreign.getMessage());
+        for (String bad : List.of("2x", "-1s", "0s", "soon")) {
+            assertThrows(IdempotencyConfigurationException.class,
+                    () -> provider.create(Map.of("uri", redis.uri(), "timeout", bad), clock), bad);
+        }
+    }
+
+    @Test
+    void tlsAclAndSentinelUrisAreReadAndTheirPasswordsNeverShown() {
+        for (String uri : List.of("redis://cache:6379/2", "rediss://bob:s3cret@cache:6380",
+                "redis-sentinel://s3cret@sentinel-1:26379,sentinel-2:26379/0#mymaster")) {
+            assertDoesNotThrow(() -> RedisIdempotencyStore.builder(uri), uri);
+        }
+        for (String bad : List.of("cache:6379", "redis-socket:///tmp/redis.sock", "mongodb://cache")) {
+            assertThrows(IdempotencyConfigurationException.class, () -> RedisIdempotencyStore.builder(bad), bad);
+        }
+        assertEquals("rediss://bob:***@cache:6380", RedisIdempotencyStore.redactText("rediss://bob:s3cret@cache:6380"));
+        assertEquals("redis-sentinel://***@sentinel:26379#m",
+                RedisIdempotencyStore.redactText("redis-sentinel://s3cret@sentinel:26379#m"));
+    }
+
+    @Test
+    void timeoutsAreReadInShortAndIsoForms() {
+        assertEquals(Duration.ofMillis(500), RedisStoreProvider.duration("500ms"));
+        assertEquals(Duration.ofSeconds(2), RedisStoreProvider.duration(" 2s "));
+        assertEquals(Duration.ofMinutes(1), RedisStoreProvider.duration("1m"));
+        assertEquals(Duration.ofSeconds(3), RedisStoreProvider.duration("PT3S"));
+    }
+
+    @Test
+    void anAclUserAndPasswordInTheUriAreUsedAndAWrongPasswordFailsAtStartWithoutShowingIt() {
+        String user = "idem-test-" + UUID.randomUUID().toString().substring(0, 8);
+        String password = "pw-" + UUID.randomUUID();
+        admin.aclSetuser(user, AclSetuserArgs.Builder.on().addPassword(password).keyPattern("idem:*")
+                .allCommands());
+        try {
+            RedisURI base = RedisURI.create(redis.uri());
+            String withUser = "redis://" + user + ":" + password + "@" + base.getHost() + ":" + base.getPort();
+            String key = key("acl");
+            try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(withUser).build()) {
+                assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key)));
+            }
+            String wrong = "redis://" + user + ":not-" + password + "@" + base.getHost() + ":" + base.getPort();
+            IdempotencyStoreException refused = assertThrows(IdempotencyStoreException.class,
+                    () -> RedisIdempotencyStore.builder(wrong).timeout(Duration.ofSeconds(1)).build());
+            assertFalse(refused.getMessage().contains(password), "the password stays out: " + refused.getMessage());
+        } finally {
+            admin.aclDeluser(user);
+        }
+    }
+
+    @Test
+    void aStoreOverAGivenClientLeavesTheClientOpen() {
+        RedisClient client = RedisClient.create(redis.uri());
+        try {
+            RedisIdempotencyStore store = RedisIdempotencyStore.builder(client).build();
+            String key = key("given-client");
+            assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key)));
+            store.close();
+            assertThrows(IdempotencyStoreException.class, () -> store.get(key));
+            try (StatefulRedisConnection<String, String> c = client.connect()) {
+                assertEquals("PONG", c.sync().ping(), "the caller's client is still usable");
+            }
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aServerNobodyListensOnFailsAtStartWithinTheTimeout() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        String uri = "redis://127.0.0.1:" + port;
+        IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
+                () -> RedisIdempotencyStore.builder(uri).timeout(Duration.ofMillis(500)).build());
+        assertTrue(e.getMessage().contains("cannot connect"), e.getMessage());
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Lifecycle and connection loss
+
+    @Test
+    void aClosedStoreRefusesEveryOperationAndClosingTwiceIsHarmless() {
+        RedisIdempotencyStore store = open();
+        String key = key("closed");
+        long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+        store.close();
+        assertDoesNotThrow(store::close);
+
+        List<Executable> operations = List.of(
+                () -> store.claim(request(key)),
+                () -> store.complete(key, token, new byte[] {1}, Duration.ofMinutes(1)),
+                () -> store.fail(key, token, new byte[] {1}, Duration.ofMinutes(1)),
+                () -> store.release(key, token),
+                () -> store.renew(key, token, LEASE),
+                () -> store.get(key),
+                () -> store.delete(key));
+        for (Executable operation : operations) {
+            IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, operation);
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aConnectionTheServerDropsFailsClosedAndTheNextCallReconnects() {
+        String key = key("dropped");
+        try (RedisIdempotencyStore store = open()) {
+            long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+            long id = store.currentConnection().sync().clientId();
+
+            assertEquals(1L, admin.clientKill(KillArgs.Builder.id(id)), "the store's connection was dropped");
+
+            // The first call after the drop fails (closed: a store exception, never a wrong answer) unless the drop
+            // was already noticed; the next one runs on a new connection.
+            try {
+                store.get(key);
+            } catch (IdempotencyStoreException expected) {
+                assertTrue(expected.getMessage().contains("get of scope"), expected.getMessage());
+            }
+            assertEquals(token, store.get(key).orElseThrow().fencingToken());
+            assertTrue(store.complete(key, token, new byte[] {1}, Duration.ofMinutes(1)));
+            assertTrue(store.currentConnection().sync().clientId() != id, "a new connection");
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aServerThatStopsAnsweringFailsEveryCallWithinTheTimeoutAndTheStoreRecovers() throws Exception {
+        String key = key("paused");
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(redis.uri())
+                .timeout(Duration.ofMillis(300)).build()) {
+            long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+            admin.clientPause(1_500); // the server holds every client's commands, as a hung server would
+
+            long started = System.nanoTime();
+            IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
+                    () -> store.complete(key, token, new byte[] {1}, Duration.ofMinutes(1)));
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(e.getMessage().contains("complete of scope"), e.getMessage());
+            assertTrue(tookMillis < 1_200, "the call failed after the timeout, not after the pause: " + tookMillis);
+
+            Thread.sleep(1_500);
+            // The timed-out completion may have run on the server once the pause ended; either way the claim is the
+            // store's and the store answers again.
+            IdempotencyRecord record = store.get(key).orElseThrow();
+            assertEquals(token, record.fencingToken());
+            if (record.state() == RecordState.IN_PROGRESS) {
+                assertTrue(store.complete(key, token, new byte[] {1}, Duration.ofMinutes(1)));
+            }
+            assertEquals(RecordState.COMPLETED, store.get(key).orElseThrow().state());
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void whileTheServerIsCutOffEveryCallerFailsWithinAboutTwoTimeoutsAndTheStoreReconnectsAfter() throws Exception {
+        RedisURI target = RedisURI.create(redis.uri());
+        Duration timeout = Duration.ofMillis(400);
+        String key = key("cut");
+        try (CuttableProxy proxy = new CuttableProxy(target.getHost(), target.getPort());
+             RedisIdempotencyStore store = RedisIdempotencyStore.builder("redis://127.0.0.1:" + proxy.port())
+                     .timeout(timeout).build()) {
+            long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+            proxy.cut();
+
+            int callers = 8;
+            ExecutorService pool = Executors.newFixedThreadPool(callers);
+            try {
+                List<Callable<Long>> calls = new ArrayList<>();
+                for (int i = 0; i < callers; i++) {
+                    calls.add(() -> {
+                        long started = System.nanoTime();
+                        assertThrows(IdempotencyStoreException.class, () -> store.get(key));
+                        return (System.nanoTime() - started) / 1_000_000;
+                    });
+                }
+                for (Future<Long> took : pool.invokeAll(calls)) {
+                    long millis = took.get();
+                    assertTrue(millis < 4 * timeout.toMillis(), "a caller failed after " + millis + " ms with a "
+                            + timeout.toMillis() + " ms timeout");
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+
+            proxy.restore();
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            IdempotencyRecord record = null;
+            while (record == null) {
+                try {
+                    record = store.get(key).orElseThrow();
+                } catch (IdempotencyStoreException stillDown) {
+                    assertTrue(System.nanoTime() < deadline, "the store did not reconnect: " + stillDown);
+                    Thread.sleep(100);
+                }
+            }
+            assertEquals(token, record.fencingToken(), "the claim survived the outage");
+            assertTrue(store.complete(key, token, new byte[] {1}, Duration.ofMinutes(1)));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Keys, TTLs and scripts
+
+    @Test
+    void theRecordAndTheCounterOfAKeyShareOneSlotWhateverTheKeySays() {
+        for (String key : List.of("idem:a:b:c", "}", "{", "{}", "}{x}", "idem:{tenant}:orders:1",
+                "\u6ce8\u6587-\ud83d\ude00", "x".repeat(2048))) {
+            byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+            assertEquals(SlotHash.getSlot(keys[0]), SlotHash.getSlot(keys[1]), key);
+            String record = new String(keys[0], StandardCharsets.UTF_8);
+            assertTrue(record.matches("idem:\\{[0-9a-f]{64}}:r"), record);
+        }
+    }
+
+    @Test
+    void redisKeepsARecordForItsLogicalExpiryPlusTheMarginAndTheCounterLonger() {
+        String key = key("ttl");
+        byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+        String record = new String(keys[0], StandardCharsets.UTF_8);
+        String counter = new String(keys[1], StandardCharsets.UTF_8);
+        try (RedisIdempotencyStore store = open()) {
+            long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+            long margin = RedisIdempotencyStore.TTL_MARGIN.toMillis();
+            assertBetween(LEASE.toMillis() + margin - 5_000, admin.pttl(record), LEASE.toMillis() + margin,
+                    "an in-progress record is kept for its lease plus the margin");
+
+            Duration ttl = Duration.ofMinutes(10);
+            assertTrue(store.complete(key, token, new byte[] {1}, ttl));
+            IdempotencyRecord done = store.get(key).orElseThrow();
+            long logical = Duration.between(done.completedAt(), done.expiresAt()).toMillis();
+            assertBetween(logical + margin - 5_000, admin.pttl(record), logical + margin,
+                    "a finished record is kept for its logical expiry (with jitter) plus the margin");
+            assertTrue(admin.pttl(counter) > admin.pttl(record), "the counter outlives the record");
+
+            store.delete(key);
+            assertEquals(0L, admin.exists(record));
+            assertEquals(Long.toString(token), admin.get(counter), "the counter keeps the last token");
+            assertTrue(admin.pttl(counter) > 0, "the counter expires too, a day after its record");
+        }
+    }
+
+    @Test
+    void aScriptTheServerForgotIsLoadedAgain() {
+        String key = key("noscript");
+        try (RedisIdempotencyStore store = open()) {
+            long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+            admin.scriptFlush();
+            assertTrue(store.complete(key, token, new byte[] {7}, Duration.ofMinutes(1)));
+            assertArrayEquals(new byte[] {7}, store.get(key).orElseThrow().result());
+        }
+    }
+
+    @Test
+    void tokensAreNeverBelowTheServersNowSoALostCounterCannotRewindThem() {
+        String key = key("floor");
+        byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+        try (RedisIdempotencyStore store = open()) {
+            long first = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+            assertTrue(store.release(key, first));
+            admin.del(new String(keys[1], StandardCharsets.UTF_8)); // evicted, say
+            long second = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+            assertTrue(second > first, first + " then " + second);
+            assertTrue(second >= Instant.now().minusSeconds(60).toEpochMilli() * 1_000,
+                    "at least the server's now in microseconds: " + second);
+        }
+    }
+
+    private static void assertBetween(long low, long actual, long high, String what) {
+        assertTrue(actual >= low && actual <= high, what + ": " + actual + " not in [" + low + ", " + high + "]");
+    }
+}
