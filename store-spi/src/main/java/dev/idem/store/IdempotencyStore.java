@@ -59,7 +59,9 @@ public interface IdempotencyStore extends AutoCloseable {
     /**
      * Moves the claim to {@link RecordState#COMPLETED COMPLETED} with a copy of {@code result}, kept for {@code ttl}
      * plus up to 10% jitter ({@link TtlJitter}). A claim whose lease passed but that nobody took over still has the
-     * current token and may complete.
+     * current token and may complete, for as long as the store keeps it: a store may forget an abandoned in-progress
+     * record once a grace period it documents has passed after the lease (so crashed owners' claims do not leak);
+     * a live owner renews every third of its lease and never comes near it.
      *
      * @param key          the full idempotency key, as claimed; compared exactly
      * @param fencingToken the token of the claim being completed, from {@link ClaimOutcome.Acquired#fencingToken()}
