@@ -10,6 +10,7 @@ import dev.idem.store.RecordState;
 import dev.idem.store.TtlJitter;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -367,10 +368,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             throw failure(operation, key, "no answer within " + timeout, e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            dropIfBroken();
+            dropUnlessTheServerAnswered(cause);
             throw failure(operation, key, cause.getMessage(), cause);
         } catch (RuntimeException e) {
-            dropIfBroken();
+            dropUnlessTheServerAnswered(e);
             throw failure(operation, key, e.getMessage(), e);
         }
     }
@@ -418,10 +419,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** Drops a connection that broke, so the next call opens a new one. */
-    private void dropIfBroken() {
+    /**
+     * Drops the connection after a failure that was not the server's own answer (an error reply such as NOSCRIPT
+     * proves the connection works), so the next call opens a new one. The connection's {@code isOpen()} cannot
+     * decide this: with auto-reconnect off, a connection the server dropped can stay "open" while Lettuce rejects
+     * every command on it ("Currently not connected").
+     */
+    private void dropUnlessTheServerAnswered(Throwable failure) {
+        if (failure instanceof RedisCommandExecutionException) {
+            return;
+        }
         StatefulRedisConnection<byte[], byte[]> c = connection;
-        if (c != null && !c.isOpen()) {
+        if (c != null) {
             synchronized (connecting) {
                 if (connection == c) {
                     connection = null;
