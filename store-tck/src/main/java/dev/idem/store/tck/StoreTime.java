@@ -3,6 +3,8 @@ package dev.idem.store.tck;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The store's "now", as the TCK reads and moves it. Every lease, window and expiry test moves time through this,
@@ -54,6 +56,46 @@ public interface StoreTime {
             @Override
             public String toString() {
                 return "the injected clock";
+            }
+        };
+    }
+
+    /**
+     * The store's time is its server's clock plus a test-only offset that every store instance over the backend adds
+     * to it (zero in production); advancing moves the offset. The server's clock keeps running, so {@code tolerance}
+     * says how far it may move between two steps of a test.
+     *
+     * @param serverNow    now as the store reads it: the server's clock plus the offset
+     * @param offsetMillis the offset the store instances read, in milliseconds
+     * @param tolerance    see {@link #tolerance()}
+     * @return a time that moves only forward
+     */
+    static StoreTime serverClockWithOffset(Supplier<Instant> serverNow, AtomicLong offsetMillis, Duration tolerance) {
+        Objects.requireNonNull(serverNow, "serverNow");
+        Objects.requireNonNull(offsetMillis, "offsetMillis");
+        Objects.requireNonNull(tolerance, "tolerance");
+        return new StoreTime() {
+            @Override
+            public Instant now() {
+                return serverNow.get();
+            }
+
+            @Override
+            public void advance(Duration duration) {
+                if (duration.isNegative()) {
+                    throw new IllegalArgumentException("the server's time only moves forward: " + duration);
+                }
+                offsetMillis.addAndGet(duration.toMillis());
+            }
+
+            @Override
+            public Duration tolerance() {
+                return tolerance;
+            }
+
+            @Override
+            public String toString() {
+                return "the server's clock plus a test offset";
             }
         };
     }

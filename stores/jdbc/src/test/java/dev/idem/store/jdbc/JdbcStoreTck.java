@@ -12,7 +12,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
@@ -53,26 +52,8 @@ abstract class JdbcStoreTck extends IdempotencyStoreTck {
 
     @Override
     protected StoreTime createStoreTime(MutableClock clock) {
-        return new StoreTime() {
-            @Override
-            public Instant now() {
-                return first.serverNow();
-            }
-
-            @Override
-            public void advance(Duration duration) {
-                if (duration.isNegative()) {
-                    throw new IllegalArgumentException("the database's time only moves forward: " + duration);
-                }
-                offset.addAndGet(duration.toMillis());
-            }
-
-            @Override
-            public Duration tolerance() {
-                // The database's clock runs on its own; two shared cores make a step between two readings slow.
-                return Duration.ofSeconds(2);
-            }
-        };
+        // The database's clock runs on its own; two shared cores make a step between two readings slow.
+        return StoreTime.serverClockWithOffset(() -> first.serverNow(), offset, Duration.ofSeconds(2));
     }
 
     @Override

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -76,26 +75,8 @@ class RedisStoreTckTest extends IdempotencyStoreTck {
 
     @Override
     protected StoreTime createStoreTime(MutableClock clock) {
-        return new StoreTime() {
-            @Override
-            public Instant now() {
-                return first.serverNow();
-            }
-
-            @Override
-            public void advance(Duration duration) {
-                if (duration.isNegative()) {
-                    throw new IllegalArgumentException("the server's time only moves forward: " + duration);
-                }
-                offset.addAndGet(duration.toMillis());
-            }
-
-            @Override
-            public Duration tolerance() {
-                // The server's clock runs on its own; two shared cores make a step between two readings slow.
-                return Duration.ofSeconds(2);
-            }
-        };
+        // The server's clock runs on its own; two shared cores make a step between two readings slow.
+        return StoreTime.serverClockWithOffset(() -> first.serverNow(), offset, Duration.ofSeconds(2));
     }
 
     @Override
