@@ -234,16 +234,21 @@ public final class CallRunner implements AutoCloseable {
         return own;
     }
 
+    /** Completes {@code into} as {@code stage} completes, with the stage's failure unwrapped from CompletionException. */
+    private static void relay(CompletionStage<?> stage, CompletableFuture<Object> into) {
+        stage.whenComplete((value, error) -> {
+            if (error != null) {
+                into.completeExceptionally(ClaimedExecution.unwrap(error));
+            } else {
+                into.complete(value);
+            }
+        });
+    }
+
     /** Runs the call again for a joiner whose leader failed on its own account, into {@code into}. */
     private void rerun(OperationPlan plan, Object[] args, Invocation body, CompletableFuture<Object> into) {
         try {
-            ((CompletableFuture<?>) run(plan, args, body)).whenComplete((value, error) -> {
-                if (error != null) {
-                    into.completeExceptionally(ClaimedExecution.unwrap(error));
-                } else {
-                    into.complete(value);
-                }
-            });
+            relay((CompletableFuture<?>) run(plan, args, body), into);
         } catch (Throwable t) {
             into.completeExceptionally(t);
         }
@@ -356,13 +361,7 @@ public final class CallRunner implements AutoCloseable {
                 return result;
             }
             CompletableFuture<Object> shared = new CompletableFuture<>();
-            ((CompletionStage<?>) result).whenComplete((v, err) -> {
-                if (err != null) {
-                    shared.completeExceptionally(ClaimedExecution.unwrap(err));
-                } else {
-                    shared.complete(v);
-                }
-            });
+            relay((CompletionStage<?>) result, shared);
             return shared;
         }
         throw storeError(plan, keyText, "before the call; the method did not run (onStoreError = FAIL_CLOSED)", e);

@@ -14,9 +14,9 @@ import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 
 /**
  * The {@code java} codec: Java serialization behind an allow-list (see {@link JavaSerializationCodec}), built into
@@ -47,20 +47,19 @@ public final class JavaCodecProvider implements ResultCodecProvider {
 
     /** Walks the declared type as decoding will meet it, and names the first class that cannot be serialized. */
     private static void requireSerializable(Type declared) throws UnsupportedResultTypeException {
-        Map<Type, Type> reachedFrom = new HashMap<>();
+        Set<Type> seen = new HashSet<>();
         Deque<Type> pending = new ArrayDeque<>();
         pending.add(declared);
-        reachedFrom.put(declared, null);
+        seen.add(declared);
         while (!pending.isEmpty()) {
             Type type = pending.poll();
             for (Type next : parts(type)) {
-                if (!reachedFrom.containsKey(next)) {
-                    reachedFrom.put(next, type);
+                if (seen.add(next)) {
                     pending.add(next);
                 }
             }
             if (type instanceof Class && !isStorable((Class<?>) type)) {
-                throw new UnsupportedResultTypeException(describe((Class<?>) type, declared, reachedFrom)
+                throw new UnsupportedResultTypeException(describe((Class<?>) type, declared)
                         + " is not Serializable, so the java codec cannot store it; declare it 'implements"
                         + " java.io.Serializable' (and its fields' types too), or add idem-codec-jackson to store"
                         + " results as JSON, where records and plain classes need no marker interface");
@@ -111,7 +110,7 @@ public final class JavaCodecProvider implements ResultCodecProvider {
     }
 
     /** {@code Topic}, or {@code Topic (in List<Topic>)}: where in the declared type the class was met. */
-    private static String describe(Class<?> c, Type declared, Map<Type, Type> reachedFrom) {
+    private static String describe(Class<?> c, Type declared) {
         if (c.equals(declared)) {
             return c.getName();
         }

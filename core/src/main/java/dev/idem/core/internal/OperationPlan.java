@@ -106,9 +106,7 @@ public final class OperationPlan {
     byte[] payloadDigest(Object[] args) {
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
         try {
-            encoder.using(canonicalizers);
-            encodeSources(encoder, payloadSources, args);
-            return encoder.sha256().clone();
+            return encodePayload(encoder, args);
         } finally {
             encoder.release();
         }
@@ -123,6 +121,10 @@ public final class OperationPlan {
             return encoder.prefixSha256();
         }
         encoder.truncate(0);
+        return encodePayload(encoder, args);
+    }
+
+    private byte[] encodePayload(CanonicalEncoder encoder, Object[] args) {
         encoder.using(canonicalizers);
         encodeSources(encoder, payloadSources, args);
         return encoder.sha256().clone();
