@@ -35,6 +35,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -170,6 +171,40 @@ class CallSemanticsTest {
         assertEquals(first, second);
         assertEquals(1, pipeline.runs.get());
         assertEquals(1, fx.count(IdempotencyEventType.REPLAYED));
+    }
+
+    @Test
+    void inFrontOfTheInMemoryStoreTheFirstDuplicateDecodesTheStoredResultAndLaterOnesShareIt() throws Throwable {
+        Article first = (Article) fx.call(pipeline, "generate", "rust", 1);
+        Article second = (Article) fx.call(pipeline, "generate", "rust", 1);
+        Article third = (Article) fx.call(pipeline, "generate", "rust", 1);
+
+        // The store already holds the result in this JVM: the first call does not keep a second, decoded copy.
+        assertEquals(first, second);
+        assertNotSame(first, second, "the first duplicate decodes the store's bytes");
+        assertSame(second, third, "later duplicates share what the first duplicate decoded");
+        assertEquals(List.of("from the store", "from this JVM's results"), fx.events.stream()
+                .filter(e -> e.type() == IdempotencyEventType.REPLAYED).map(IdempotencyEvent::detail).toList());
+    }
+
+    @Test
+    void inFrontOfAStoreInAnotherProcessTheResultIsKeptSoADuplicateCostsNoRoundTrip() throws Throwable {
+        AtomicInteger claims = new AtomicInteger();
+        IdempotencyStore remote = new DelegatingStore(new InMemoryIdempotencyStore(fx.clock)) {
+            @Override
+            public ClaimOutcome claim(ClaimRequest request) {
+                claims.incrementAndGet();
+                return super.claim(request);
+            }
+        };
+        try (EngineFixture other = new EngineFixture(remote, b -> {
+        })) {
+            Article first = (Article) other.call(pipeline, "generate", "rust", 1);
+            Article second = (Article) other.call(pipeline, "generate", "rust", 1);
+
+            assertSame(first, second, "replayed from this engine's local results");
+            assertEquals(1, claims.get(), "the duplicate made no claim");
+        }
     }
 
     @Test

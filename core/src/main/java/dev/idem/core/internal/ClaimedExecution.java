@@ -139,9 +139,11 @@ final class ClaimedExecution {
         for (int attempt = 1; ; attempt++) {
             try {
                 if (plan.store.complete(keyText, token, bytes, plan.policy.ttl())) {
-                    long expiresAt = clock.millis() + plan.policy.ttl().toMillis();
-                    local.put(key, new LocalResults.Entry(plan.id, callerValue, payload, plan.supersedeAt(startedAt),
-                            expiresAt));
+                    if (plan.keepsResultOnCompletion) {
+                        long expiresAt = clock.millis() + plan.policy.ttl().toMillis();
+                        local.put(key, new LocalResults.Entry(plan.id, callerValue, payload,
+                                plan.supersedeAt(startedAt), expiresAt));
+                    }
                     events.emit(IdempotencyEventType.EXECUTED, plan.operation, keyText, token, "result stored");
                 } else {
                     events.emit(IdempotencyEventType.LEASE_LOST, plan.operation, keyText, token,

@@ -3,6 +3,7 @@ package dev.idem.core.internal;
 import dev.idem.IdempotencyKeyException;
 import dev.idem.WindowAlignment;
 import dev.idem.core.IdempotencyPolicy;
+import dev.idem.core.InMemoryIdempotencyStore;
 import dev.idem.store.IdempotencyStore;
 
 import java.time.Instant;
@@ -23,6 +24,14 @@ public final class OperationPlan {
     final String operation;
     final IdempotencyPolicy policy;
     final IdempotencyStore store;
+    /**
+     * Whether a result this engine just stored is also kept decoded in its local results. Yes in front of a store
+     * in another process: a duplicate then costs no round trip. Not in front of the in-memory store, which already
+     * holds the result in this JVM: most first calls are never repeated (an HTTP Idempotency-Key is new on nearly
+     * every request), so the copy would cost every first call a cache write and its memory for nothing; the first
+     * duplicate decodes the store's bytes once and keeps them from then on.
+     */
+    final boolean keepsResultOnCompletion;
     final String namespace;
     final ScopeTemplate scope;
     final KeySource[] keySources;
@@ -45,6 +54,7 @@ public final class OperationPlan {
         this.operation = operation;
         this.policy = policy;
         this.store = store;
+        this.keepsResultOnCompletion = !(store instanceof InMemoryIdempotencyStore);
         this.namespace = namespace;
         this.scope = scope;
         this.keySources = keySources;
