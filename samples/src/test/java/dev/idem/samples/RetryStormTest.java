@@ -3,13 +3,17 @@ package dev.idem.samples;
 import dev.idem.core.Idem;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
+import dev.idem.core.IdempotencyEvent;
+import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.WeavingCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,9 +23,11 @@ class RetryStormTest {
     private IdemEngine engine;
     private IdemEngine previous;
 
+    private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+
     @BeforeEach
     void install() {
-        engine = IdemEngine.create(IdemSettings.custom().namespace("demo-test").build());
+        engine = IdemEngine.create(IdemSettings.custom().namespace("demo-test").listener(events::add).build());
         previous = Idem.install(engine);
     }
 
@@ -44,6 +50,13 @@ class RetryStormTest {
         assertEquals(Map.of("go", 1, "java", 1, "kotlin", 1, "rust", 1), idem.publishedByTopic());
         assertEquals(4, idem.billedCalls(), "one billed call per job");
         assertEquals(1, idem.conflicts());
+        // The burst's 429 was retried inside the boundary, once, for all four workers: five attempts, four operations.
+        assertEquals(1, idem.rateLimited());
+        assertEquals(5, idem.upstreamAttempts());
+        assertEquals(1, events.stream().filter(e -> e.type() == IdempotencyEventType.RETRY).count());
+        IdempotencyEvent retry = events.stream().filter(e -> e.type() == IdempotencyEventType.RETRY).findFirst()
+                .orElseThrow();
+        assertTrue(retry.delay().toMillis() >= 40, "the 429's Retry-After of 40ms was honoured: " + retry.delay());
     }
 
     @Test
