@@ -6,7 +6,6 @@ import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
 import dev.idem.OnUndecodable;
 import dev.idem.WindowAlignment;
-import dev.idem.core.internal.DurationParser;
 import jakarta.annotation.Nonnull;
 
 import java.time.DateTimeException;
@@ -628,26 +627,15 @@ public final class IdempotencyPolicy {
         }
 
         private Duration parse(String attribute, String value) {
-            try {
-                return DurationParser.parse(Objects.requireNonNull(value, attribute));
-            } catch (IllegalArgumentException e) {
-                throw error(attribute, value, "is not a duration; write 250ms, 10s, 5m, 1h, 1d or ISO-8601 such"
-                        + " as PT5M");
-            }
+            return DurationAttributes.parse(this::error, attribute, value);
         }
 
         private Duration positive(String attribute, Duration value) {
-            if (value.isNegative() || value.isZero()) {
-                throw error(attribute, value.toString(), "must be longer than zero");
-            }
-            return value;
+            return DurationAttributes.positive(this::error, attribute, value);
         }
 
         private Duration nonNegative(String attribute, Duration value) {
-            if (value.isNegative()) {
-                throw error(attribute, value.toString(), "must not be negative");
-            }
-            return value;
+            return DurationAttributes.nonNegative(this::error, attribute, value);
         }
 
         private IdempotencyConfigurationException error(String attribute, String value, String problem) {

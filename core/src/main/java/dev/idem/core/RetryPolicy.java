@@ -2,7 +2,6 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Retry;
-import dev.idem.core.internal.DurationParser;
 import jakarta.annotation.Nonnull;
 
 import java.time.Duration;
@@ -165,7 +164,7 @@ public final class RetryPolicy {
          * @throws IdempotencyConfigurationException naming the attribute and the value
          */
         public Builder base(@Nonnull Duration base) {
-            this.base = positive("base", base);
+            this.base = DurationAttributes.positive(this::error, "base", base);
             return this;
         }
 
@@ -188,7 +187,7 @@ public final class RetryPolicy {
          * @throws IdempotencyConfigurationException naming the attribute and the value
          */
         public Builder cap(@Nonnull Duration cap) {
-            this.cap = positive("cap", cap);
+            this.cap = DurationAttributes.positive(this::error, "cap", cap);
             return this;
         }
 
@@ -211,10 +210,7 @@ public final class RetryPolicy {
          * @throws IdempotencyConfigurationException naming the attribute and the value
          */
         public Builder maxRetryAfter(@Nonnull Duration maxRetryAfter) {
-            if (Objects.requireNonNull(maxRetryAfter, "maxRetryAfter").isNegative()) {
-                throw error("maxRetryAfter", maxRetryAfter.toString(), "must not be negative");
-            }
-            this.maxRetryAfter = maxRetryAfter;
+            this.maxRetryAfter = DurationAttributes.nonNegative(this::error, "maxRetryAfter", maxRetryAfter);
             return this;
         }
 
@@ -256,19 +252,7 @@ public final class RetryPolicy {
         }
 
         private Duration parse(String attribute, String value) {
-            try {
-                return DurationParser.parse(Objects.requireNonNull(value, attribute));
-            } catch (IllegalArgumentException e) {
-                throw error(attribute, value, "is not a duration; write 250ms, 10s, 5m, 1h, 1d or ISO-8601 such"
-                        + " as PT5M");
-            }
-        }
-
-        private Duration positive(String attribute, Duration value) {
-            if (Objects.requireNonNull(value, attribute).isNegative() || value.isZero()) {
-                throw error(attribute, value.toString(), "must be longer than zero");
-            }
-            return value;
+            return DurationAttributes.parse(this::error, attribute, value);
         }
 
         private IdempotencyConfigurationException error(String attribute, String value, String problem) {

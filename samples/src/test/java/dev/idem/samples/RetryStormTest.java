@@ -11,9 +11,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -67,5 +71,29 @@ class RetryStormTest {
         assertEquals(Map.of("go", 4, "golang", 1, "java", 2, "kotlin", 2, "rust", 4), plain.publishedByTopic());
         assertEquals(13, plain.billedCalls(), "4 + 2 + 2 + 4 + 1");
         assertTrue(plain.rateLimited() >= 1, "the burst met the rate limiter");
+    }
+
+    /** The README's composition example: Resilience4j outside the boundary, @Retry inside, one operation. */
+    @Test
+    @Timeout(30)
+    void aLostResponseIsRetriedOutsideAndA429InsideAndTheUpstreamBillsOnce() {
+        GenerationApi api = new GenerationApi().rateLimit(RetryStorm.prompt("rust"), Duration.ofMillis(30));
+        Cms cms = new Cms();
+        AtomicInteger lost = new AtomicInteger();
+        ComposedRetries jobs = new ComposedRetries(new IdempotentArticlePipeline(api, cms), article -> {
+            if (lost.getAndIncrement() == 0) {
+                throw new UncheckedIOException(new IOException("connection reset on the way back"));
+            }
+            return article;
+        });
+
+        Article article = jobs.produce("daily-rust", "rust", RetryStorm.DAY);
+
+        assertEquals("rust", article.topic());
+        assertEquals(1, api.rateLimitedResponses(), "the 429 reached the upstream once, and was retried inside");
+        assertEquals(1, api.billedCalls(), "the lost response's retry got the stored result");
+        assertEquals(Map.of("rust", 1), cms.publishedByTopic());
+        assertEquals(1, events.stream().filter(e -> e.type() == IdempotencyEventType.RETRY).count());
+        assertEquals(1, events.stream().filter(e -> e.type() == IdempotencyEventType.REPLAYED).count());
     }
 }
