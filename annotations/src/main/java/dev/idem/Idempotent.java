@@ -103,4 +103,17 @@ public @interface Idempotent {
      * incompatibly in a new release)}
      */
     OnUndecodable onUndecodable() default OnUndecodable.FAIL;
+
+    /**
+     * {@return how the method's body is retried inside its one claim; the default, {@code maxAttempts = 1}, means
+     * no retry} See {@link Retry}.
+     */
+    Retry retry() default @Retry(maxAttempts = 1);
+
+    /**
+     * {@return the most executions of this scope that run at once in this JVM, for distinct keys after coalescing
+     * (a bulkhead); 0 means no limit} Further executions queue, each for at most {@link #waitTimeout()}, then fail
+     * with {@link IdempotencyBulkheadFullException} without running. Methods sharing a scope share its limit.
+     */
+    int maxConcurrent() default 0;
 }

@@ -30,7 +30,8 @@ public final class IdemEngine implements AutoCloseable {
         this.settings = settings;
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         this.core = new EngineCore(settings, settings.heartbeatScheduler(),
-                loader != null ? loader : IdemEngine.class.getClassLoader());
+                loader != null ? loader : IdemEngine.class.getClassLoader(), settings.retryRandom(),
+                settings.retryTimer());
         this.planner = core::plan;
     }
 
@@ -100,6 +101,11 @@ public final class IdemEngine implements AutoCloseable {
     /** {@return the number of executions registered as running in this JVM right now; zero when nothing runs} */
     public int inFlightCount() {
         return core.inFlightCount();
+    }
+
+    /** How many executions of {@code scope} wait for a permit of its {@code maxConcurrent} limit (for tests). */
+    int queuedFor(String scope) {
+        return core.queuedFor(scope);
     }
 
     @Override

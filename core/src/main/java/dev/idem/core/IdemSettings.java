@@ -3,6 +3,7 @@ package dev.idem.core;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.OnStoreError;
 import dev.idem.core.internal.LeaseHeartbeat;
+import dev.idem.core.internal.retry.RetryTimer;
 import dev.idem.store.IdempotencyStore;
 import jakarta.annotation.Nonnull;
 
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.ServiceLoader;
+import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
 
 /**
@@ -65,6 +67,10 @@ public final class IdemSettings {
     private final int completionAttempts;
     private final Duration completionBackoff;
     private final LeaseHeartbeat.Scheduler heartbeatScheduler;
+    private final List<RetryClassifier> retryClassifiers;
+    private final List<RetryAfter> retryAfters;
+    private final RandomGenerator retryRandom;
+    private final RetryTimer retryTimer;
 
     private IdemSettings(Builder b) {
         this.namespace = b.namespace;
@@ -79,6 +85,10 @@ public final class IdemSettings {
         this.completionAttempts = b.completionAttempts;
         this.completionBackoff = b.completionBackoff;
         this.heartbeatScheduler = b.heartbeatScheduler;
+        this.retryClassifiers = List.copyOf(b.retryClassifiers);
+        this.retryAfters = List.copyOf(b.retryAfters);
+        this.retryRandom = b.retryRandom;
+        this.retryTimer = b.retryTimer;
     }
 
     /** {@return a builder that starts from the defaults} */
@@ -92,8 +102,9 @@ public final class IdemSettings {
     }
 
     /**
-     * Settings from system properties, then {@code idem.properties} on the class path, then defaults; listeners
-     * and canonicalisers listed in {@code META-INF/services} are added.
+     * Settings from system properties, then {@code idem.properties} on the class path, then defaults; listeners,
+     * canonicalisers, retry classifiers and {@code Retry-After} extractors listed in {@code META-INF/services} are
+     * added.
      *
      * @return the settings the environment describes
      * @throws IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
@@ -135,6 +146,8 @@ public final class IdemSettings {
         Builder builder = fromProperties(merged, custom());
         ServiceLoader.load(IdempotencyListener.class, loader).forEach(builder::listener);
         ServiceLoader.load(KeyCanonicalizer.class, loader).forEach(builder::canonicalizer);
+        ServiceLoader.load(RetryClassifier.class, loader).forEach(builder::retryClassifier);
+        ServiceLoader.load(RetryAfter.class, loader).forEach(builder::retryAfter);
         return builder.build();
     }
 
@@ -248,8 +261,32 @@ public final class IdemSettings {
         return completionBackoff;
     }
 
+    /**
+     * {@return the retry classifiers, asked in registration order before the built-in one} See
+     * {@link RetryClassifier}.
+     */
+    public List<RetryClassifier> retryClassifiers() {
+        return retryClassifiers;
+    }
+
+    /**
+     * {@return the {@code Retry-After} extractors, asked in registration order before the built-in one} See
+     * {@link RetryAfter}.
+     */
+    public List<RetryAfter> retryAfters() {
+        return retryAfters;
+    }
+
     LeaseHeartbeat.Scheduler heartbeatScheduler() {
         return heartbeatScheduler;
+    }
+
+    RandomGenerator retryRandom() {
+        return retryRandom;
+    }
+
+    RetryTimer retryTimer() {
+        return retryTimer;
     }
 
     /** Builds {@link IdemSettings}. */
@@ -266,6 +303,10 @@ public final class IdemSettings {
         private int completionAttempts = 3;
         private Duration completionBackoff = Duration.ofMillis(50);
         private LeaseHeartbeat.Scheduler heartbeatScheduler;
+        private final List<RetryClassifier> retryClassifiers = new ArrayList<>();
+        private final List<RetryAfter> retryAfters = new ArrayList<>();
+        private RandomGenerator retryRandom;
+        private RetryTimer retryTimer;
 
         private Builder() {
         }
@@ -395,6 +436,40 @@ public final class IdemSettings {
             }
             this.completionAttempts = attempts;
             this.completionBackoff = firstBackoff;
+            return this;
+        }
+
+        /**
+         * Adds a retry classifier, asked (after those added before it) whether a failed attempt may be retried.
+         *
+         * @param classifier the classifier
+         * @return this builder
+         */
+        public Builder retryClassifier(@Nonnull RetryClassifier classifier) {
+            retryClassifiers.add(Objects.requireNonNull(classifier, "retryClassifier"));
+            return this;
+        }
+
+        /**
+         * Adds a {@code Retry-After} extractor, asked (after those added before it) what pause a failure asks for.
+         *
+         * @param retryAfter the extractor
+         * @return this builder
+         */
+        public Builder retryAfter(@Nonnull RetryAfter retryAfter) {
+            retryAfters.add(Objects.requireNonNull(retryAfter, "retryAfter"));
+            return this;
+        }
+
+        /** Lets tests fix the back-off's random draws; production draws from a thread-local random. */
+        Builder retryRandom(RandomGenerator random) {
+            this.retryRandom = random;
+            return this;
+        }
+
+        /** Lets tests record pauses between attempts instead of waiting them. */
+        Builder retryTimer(RetryTimer timer) {
+            this.retryTimer = timer;
             return this;
         }
 

@@ -47,5 +47,17 @@ public enum IdempotencyEventType {
      * logged, at most once a minute with the number evicted since the last line. Raise the bound, shorten the ttl,
      * or use a shared store.
      */
-    EVICTED
+    EVICTED,
+    /**
+     * An attempt of an operation with {@code @Idempotent(retry = ...)} failed with a retryable exception, and the
+     * body runs again under the same claim after the event's {@link IdempotencyEvent#delay() delay}. The event's
+     * {@link IdempotencyEvent#attempt() attempt} is the number of the attempt that failed, its cause the failure.
+     */
+    RETRY,
+    /**
+     * An operation that retries ended in failure: its last attempt ({@link IdempotencyEvent#attempt() attempt})
+     * failed and no attempt is left, or after at least one retry it failed with an exception that is not
+     * retryable, or it was interrupted between attempts. The cause is the final failure, which its callers get.
+     */
+    GAVE_UP
 }

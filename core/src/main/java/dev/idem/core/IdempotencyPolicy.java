@@ -6,7 +6,6 @@ import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
 import dev.idem.OnUndecodable;
 import dev.idem.WindowAlignment;
-import dev.idem.core.internal.DurationParser;
 import jakarta.annotation.Nonnull;
 
 import java.time.DateTimeException;
@@ -42,6 +41,8 @@ public final class IdempotencyPolicy {
     private final boolean coalesce;
     private final String codec;
     private final OnUndecodable onUndecodable;
+    private final RetryPolicy retry;
+    private final int maxConcurrent;
 
     private IdempotencyPolicy(Builder b) {
         this.operation = b.operation;
@@ -62,6 +63,8 @@ public final class IdempotencyPolicy {
         this.coalesce = b.coalesce;
         this.codec = b.codec;
         this.onUndecodable = b.onUndecodable;
+        this.retry = b.retry;
+        this.maxConcurrent = b.maxConcurrent;
     }
 
     /** {@return a builder starting from the annotation's defaults} */
@@ -108,7 +111,9 @@ public final class IdempotencyPolicy {
                 .store(annotation.store())
                 .coalesce(annotation.coalesce())
                 .codec(annotation.codec())
-                .onUndecodable(annotation.onUndecodable());
+                .onUndecodable(annotation.onUndecodable())
+                .retry(RetryPolicy.from(annotation.retry(), operation))
+                .maxConcurrent(annotation.maxConcurrent());
         if (!annotation.window().isEmpty()) {
             b.window(annotation.window());
         }
@@ -211,13 +216,25 @@ public final class IdempotencyPolicy {
         return onUndecodable;
     }
 
+    /** {@return how the body is retried inside the claim; {@link RetryPolicy#none()} by default} */
+    public RetryPolicy retry() {
+        return retry;
+    }
+
+    /** {@return the most executions of the scope running at once in this JVM; 0 means no limit} */
+    public int maxConcurrent() {
+        return maxConcurrent;
+    }
+
     @Override
     public String toString() {
         return "IdempotencyPolicy[" + operation + ", scope=" + scope + ", window=" + window + " "
                 + windowAlignment + ", ttl=" + ttl + ", lease=" + lease + ", onInProgress=" + onInProgress
                 + ", waitTimeout=" + waitTimeout + ", onStoreError=" + onStoreError + ", failureTtl=" + failureTtl
                 + ", store=" + (store.isEmpty() ? "(default)" : store) + ", coalesce=" + coalesce
-                + ", codec=" + (codec.isEmpty() ? "(default)" : codec) + ", onUndecodable=" + onUndecodable + "]";
+                + ", codec=" + (codec.isEmpty() ? "(default)" : codec) + ", onUndecodable=" + onUndecodable
+                + (retry.retries() ? ", retry=" + retry : "")
+                + (maxConcurrent > 0 ? ", maxConcurrent=" + maxConcurrent : "") + "]";
     }
 
     /** Builds an {@link IdempotencyPolicy}; each setter rejects a bad value at once, naming the attribute. */
@@ -240,6 +257,8 @@ public final class IdempotencyPolicy {
         private boolean coalesce = true;
         private String codec = "";
         private OnUndecodable onUndecodable = OnUndecodable.FAIL;
+        private RetryPolicy retry = RetryPolicy.none();
+        private int maxConcurrent;
 
         private Builder() {
         }
@@ -263,6 +282,8 @@ public final class IdempotencyPolicy {
             coalesce = p.coalesce;
             codec = p.codec;
             onUndecodable = p.onUndecodable;
+            retry = p.retry;
+            maxConcurrent = p.maxConcurrent;
         }
 
         /**
@@ -552,8 +573,35 @@ public final class IdempotencyPolicy {
         }
 
         /**
+         * Sets how the body is retried inside the claim, as {@link Idempotent#retry()}.
+         *
+         * @param retry the retry policy; {@link RetryPolicy#none()} for no retry
+         * @return this builder
+         */
+        public Builder retry(@Nonnull RetryPolicy retry) {
+            this.retry = Objects.requireNonNull(retry, "retry");
+            return this;
+        }
+
+        /**
+         * Sets the most executions of the scope running at once in this JVM, as {@link Idempotent#maxConcurrent()}.
+         *
+         * @param maxConcurrent at least 1, or 0 for no limit
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
+         */
+        public Builder maxConcurrent(int maxConcurrent) {
+            if (maxConcurrent < 0) {
+                throw new IdempotencyConfigurationException(operation + ": @Idempotent(maxConcurrent = "
+                        + maxConcurrent + ") must be at least 1, or 0 for no limit");
+            }
+            this.maxConcurrent = maxConcurrent;
+            return this;
+        }
+
+        /**
          * Builds the policy, checking the rules that involve several attributes (ttl &gt;= window, FIXED needs a
-         * window).
+         * window, no retried type that {@code noRetryFor} excludes).
          *
          * @return the policy
          * @throws IdempotencyConfigurationException naming the operation, the attribute and the value
@@ -566,30 +614,28 @@ public final class IdempotencyPolicy {
             if (windowAlignment == WindowAlignment.FIXED && window.isZero()) {
                 throw error("windowAlignment", "FIXED", "needs a window, such as window = \"1d\"");
             }
+            for (Class<? extends Throwable> retried : retry.on()) {
+                for (Class<? extends Throwable> excluded : noRetryFor) {
+                    if (excluded.isAssignableFrom(retried)) {
+                        throw new IdempotencyConfigurationException(operation + ": @Idempotent(retry = @Retry(on = "
+                                + retried.getName() + ".class)) is never retried, because noRetryFor lists "
+                                + excluded.getName() + "; list it in one of them");
+                    }
+                }
+            }
             return new IdempotencyPolicy(this);
         }
 
         private Duration parse(String attribute, String value) {
-            try {
-                return DurationParser.parse(Objects.requireNonNull(value, attribute));
-            } catch (IllegalArgumentException e) {
-                throw error(attribute, value, "is not a duration; write 250ms, 10s, 5m, 1h, 1d or ISO-8601 such"
-                        + " as PT5M");
-            }
+            return DurationAttributes.parse(this::error, attribute, value);
         }
 
         private Duration positive(String attribute, Duration value) {
-            if (value.isNegative() || value.isZero()) {
-                throw error(attribute, value.toString(), "must be longer than zero");
-            }
-            return value;
+            return DurationAttributes.positive(this::error, attribute, value);
         }
 
         private Duration nonNegative(String attribute, Duration value) {
-            if (value.isNegative()) {
-                throw error(attribute, value.toString(), "must not be negative");
-            }
-            return value;
+            return DurationAttributes.nonNegative(this::error, attribute, value);
         }
 
         private IdempotencyConfigurationException error(String attribute, String value, String problem) {

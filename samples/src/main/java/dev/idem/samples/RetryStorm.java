@@ -26,11 +26,19 @@ public final class RetryStorm {
     static final LocalDate DAY = LocalDate.of(2026, 11, 29);
     private static final int MAX_ATTEMPTS = 5;
 
-    /** What one run cost and produced. */
+    /**
+     * What one run cost and produced. Every request that reached the upstream is an attempt; the billed ones, each
+     * a generation that ran to the end, are the operations.
+     */
     public record Outcome(int workerCalls, int billedCalls, int rateLimited, int conflicts,
                           Map<String, Integer> publishedByTopic) {
         public double cost() {
             return billedCalls * GenerationApi.PRICE_PER_CALL;
+        }
+
+        /** Requests that reached the upstream: the billed generations and the ones refused with a 429. */
+        public int upstreamAttempts() {
+            return billedCalls + rateLimited;
         }
     }
 
@@ -68,7 +76,10 @@ public final class RetryStorm {
         return "Write today's article about " + topic + " for " + DAY;
     }
 
-    /** A worker: runs the job, retrying on a 429 (after Retry-After) and on a lost response. */
+    /**
+     * A worker: runs the job, retrying on a 429 (after Retry-After) and on a lost response. Against the idempotent
+     * pipeline the 429s are retried inside it, so only the lost response comes back here.
+     */
     private Article runJob(String jobId, String topic) {
         for (int attempt = 1; ; attempt++) {
             try {
@@ -78,7 +89,7 @@ public final class RetryStorm {
                 if (attempt == MAX_ATTEMPTS) {
                     throw e;
                 }
-                GenerationApi.sleep(e.retryAfterMillis());
+                GenerationApi.sleep(e.getRetryAfter().toMillis()); // with Idem, a 429 never gets this far
             } catch (ResponseLost e) {
                 if (attempt == MAX_ATTEMPTS) {
                     throw e;

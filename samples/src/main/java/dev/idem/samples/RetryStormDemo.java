@@ -48,8 +48,12 @@ public final class RetryStormDemo {
         String row = "%-36s %8s %13s%n";
         out.append(String.format(row, "", "plain", "@Idempotent"));
         out.append(String.format(row, "worker calls (with retries)", plain.workerCalls(), idem.workerCalls()));
-        out.append(String.format(row, "upstream calls (billed)", plain.billedCalls(), idem.billedCalls()));
-        out.append(String.format(row, "429 responses", plain.rateLimited(), idem.rateLimited()));
+        out.append(String.format(row, "upstream attempts (requests)", plain.upstreamAttempts(),
+                idem.upstreamAttempts()));
+        out.append(String.format(row, "  answered 429", plain.rateLimited(), idem.rateLimited()));
+        out.append(String.format(row, "  retried inside the boundary", "-",
+                count(ev, IdempotencyEventType.RETRY)));
+        out.append(String.format(row, "operations (billed generations)", plain.billedCalls(), idem.billedCalls()));
         out.append(String.format(row, "duplicates suppressed", "-", coalesced + replayed));
         out.append(String.format(row, "  coalesced (joined a running call)", "-", coalesced));
         out.append(String.format(row, "  replayed (stored result)", "-", replayed));

@@ -75,12 +75,13 @@ public final class CallRunner implements AutoCloseable {
     private final OnStoreError defaultOnStoreError;
 
     CallRunner(Clock clock, Events events, LeaseHeartbeat heartbeat, String owner, OnStoreError defaultOnStoreError,
-               int completionAttempts, Duration completionBackoff) {
+               int completionAttempts, Duration completionBackoff, AttemptRunner attempts) {
         this.clock = clock;
         this.events = events;
         this.local = new LocalResults(clock);
         this.heartbeat = heartbeat;
-        this.execution = new ClaimedExecution(clock, events, local, heartbeat, completionAttempts, completionBackoff);
+        this.execution = new ClaimedExecution(clock, events, local, heartbeat, completionAttempts, completionBackoff,
+                attempts);
         this.owner = owner;
         this.defaultOnStoreError = defaultOnStoreError;
     }

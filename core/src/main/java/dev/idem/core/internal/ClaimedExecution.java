@@ -1,5 +1,6 @@
 package dev.idem.core.internal;
 
+import dev.idem.IdempotencyBulkheadFullException;
 import dev.idem.IdempotencyContext;
 import dev.idem.IdempotencyResultNotStoredException;
 import dev.idem.core.IdempotencyEventType;
@@ -43,15 +44,17 @@ final class ClaimedExecution {
     private final LeaseHeartbeat heartbeat;
     private final int completionAttempts;
     private final Duration completionBackoff;
+    private final AttemptRunner attempts;
 
     ClaimedExecution(Clock clock, Events events, LocalResults local, LeaseHeartbeat heartbeat,
-                     int completionAttempts, Duration completionBackoff) {
+                     int completionAttempts, Duration completionBackoff, AttemptRunner attempts) {
         this.clock = clock;
         this.events = events;
         this.local = local;
         this.heartbeat = heartbeat;
         this.completionAttempts = completionAttempts;
         this.completionBackoff = completionBackoff;
+        this.attempts = attempts;
     }
 
     /**
@@ -61,11 +64,12 @@ final class ClaimedExecution {
     Object run(OperationPlan plan, CallKey key, String keyText, byte[] payload, long token, long startedAt,
                Invocation body) throws Throwable {
         LeaseHeartbeat.Beat beat = heartbeat.start(plan.store, plan.operation, keyText, token, plan.policy.lease());
-        IdempotencyContext previous = ContextSlot.bind(
-                new ExecutionContext(keyText, token, key, enclosingExecution(previousContext())));
+        ExecutionContext context = new ExecutionContext(keyText, token, key, enclosingExecution(previousContext()));
+        IdempotencyContext previous = ContextSlot.bind(context);
         Object result;
         try {
-            result = body.proceed();
+            // The body, or its attempts within the scope's limit (retry, maxConcurrent): all under this claim.
+            result = attempts.around(plan, keyText, token, context, body).proceed();
         } catch (Throwable t) {
             boolean interrupted = Thread.currentThread().isInterrupted();
             beat.stop();
@@ -206,7 +210,9 @@ final class ClaimedExecution {
      */
     void finishFailed(OperationPlan plan, String keyText, long token, Throwable failure, boolean personal) {
         try {
-            boolean remembered = failure != null && !personal;
+            // A full bulkhead says nothing about the operation: the next call may run it.
+            boolean remembered = failure != null && !personal
+                    && !(failure instanceof IdempotencyBulkheadFullException);
             boolean noRetry = remembered && isNoRetry(plan, failure);
             Duration keep = noRetry ? plan.policy.ttl() : plan.policy.failureTtl();
             byte[] encoded = remembered && !keep.isZero() ? encodeFailure(plan, failure) : null;

@@ -5,22 +5,35 @@ import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.Invocation;
+import dev.idem.core.internal.retry.RetryRules;
+import dev.idem.core.internal.retry.RetryTimer;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.UUID;
+import java.util.random.RandomGenerator;
 
 /** Wires the engine's parts together; the public {@code IdemEngine} is a thin facade over it. */
 public final class EngineCore implements AutoCloseable {
     private final StoreRegistry stores;
     private final OperationPlanner planner;
     private final CallRunner runner;
+    private final AttemptRunner attempts;
 
     /**
      * @param scheduler the lease heartbeat's scheduler, or null for a daemon thread of the engine's own
      * @param loader    where store providers are looked up
      */
     public EngineCore(IdemSettings settings, LeaseHeartbeat.Scheduler scheduler, ClassLoader loader) {
+        this(settings, scheduler, loader, null, null);
+    }
+
+    /**
+     * @param retryRandom where back-off pauses are drawn from, or null for a thread-local random (tests fix it)
+     * @param retryTimer  how pauses between attempts are waited, or null for real sleeps and a shared delayer
+     */
+    public EngineCore(IdemSettings settings, LeaseHeartbeat.Scheduler scheduler, ClassLoader loader,
+                      RandomGenerator retryRandom, RetryTimer retryTimer) {
         Events events = new Events(settings.listeners(), settings.clock());
         this.stores = new StoreRegistry(settings.stores(), settings.properties(), settings.defaultStore(),
                 settings.clock(), loader, events::evicted);
@@ -29,8 +42,10 @@ public final class EngineCore implements AutoCloseable {
         LeaseHeartbeat heartbeat = new LeaseHeartbeat(settings.clock(), scheduler, (operation, key, token) ->
                 events.emit(IdempotencyEventType.LEASE_LOST, operation, key, token,
                         "the lease was renewed too late and another caller took the key over"));
+        this.attempts = new AttemptRunner(events, settings.clock(),
+                new RetryRules(settings.retryClassifiers(), settings.retryAfters()), retryRandom, retryTimer);
         this.runner = new CallRunner(settings.clock(), events, heartbeat, owner, settings.onStoreError(),
-                settings.completionAttempts(), settings.completionBackoff());
+                settings.completionAttempts(), settings.completionBackoff(), attempts);
         Codecs codecs = new Codecs(settings.defaultCodec(), loader);
         this.planner = new OperationPlanner(stores, codecs, settings.namespace(),
                 Canonicalizers.of(settings.canonicalizers()), runner::forgetPlan);
@@ -62,6 +77,11 @@ public final class EngineCore implements AutoCloseable {
 
     public int inFlightCount() {
         return runner.inFlightCount();
+    }
+
+    /** How many executions of {@code scope} wait for a permit of its {@code maxConcurrent} limit right now. */
+    public int queuedFor(String scope) {
+        return attempts.queuedFor(scope);
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.idem.core.IdempotencyListener;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -32,13 +33,20 @@ final class Events {
     }
 
     void emit(IdempotencyEventType type, String operation, Object key, long token, String detail, Throwable cause) {
+        emit(type, operation, key, token, detail, cause, 0, null);
+    }
+
+    /** An event about attempt {@code attempt} of an execution, with the pause before the next one (or null). */
+    void emit(IdempotencyEventType type, String operation, Object key, long token, String detail, Throwable cause,
+              int attempt, Duration delay) {
         boolean logged = type == IdempotencyEventType.INDETERMINATE || type == IdempotencyEventType.LEASE_LOST
                 || type == IdempotencyEventType.RESULT_NOT_STORED || type == IdempotencyEventType.RESULT_UNREADABLE
                 || type == IdempotencyEventType.FAIL_OPEN;
         if (listeners.length == 0 && !logged) {
             return;
         }
-        IdempotencyEvent event = new IdempotencyEvent(type, operation, String.valueOf(key), token, detail, cause);
+        IdempotencyEvent event = new IdempotencyEvent(type, operation, String.valueOf(key), token, detail, cause,
+                attempt, delay);
         if (logged) {
             LOG.log(Level.WARNING, type + " " + operation + " " + key + ": " + detail, cause);
         }

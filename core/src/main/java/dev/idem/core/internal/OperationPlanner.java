@@ -45,7 +45,8 @@ public final class OperationPlanner {
      *
      * @param declaring the class declaring the method, or null for a programmatic operation
      */
-    private record ScopeOwner(String operation, String storedType, WeakReference<Class<?>> declaring, long planId) {
+    private record ScopeOwner(String operation, String storedType, WeakReference<Class<?>> declaring, long planId,
+                              int maxConcurrent) {
 
         /** Whether {@code other} is this operation's class loaded again (a reload), not another method. */
         boolean isReloadedBy(String otherOperation, Class<?> otherDeclaring) {
@@ -302,7 +303,7 @@ public final class OperationPlanner {
     private void claimScope(String scope, OperationPlan plan, Type stored, Class<?> declaring) {
         String storedType = stored.getTypeName();
         ScopeOwner mine = new ScopeOwner(plan.operation, storedType,
-                declaring == null ? null : new WeakReference<>(declaring), plan.id);
+                declaring == null ? null : new WeakReference<>(declaring), plan.id, plan.policy.maxConcurrent());
         ScopeOwner[] replaced = new ScopeOwner[1];
         scopes.compute(scope, (s, owner) -> {
             if (owner == null) {
@@ -317,6 +318,13 @@ public final class OperationPlanner {
                         + "\") is already the scope of " + owner.operation() + ", whose result type is "
                         + owner.storedType() + ", not " + storedType + "; equal arguments would replay one's"
                         + " result to the other. Give each operation a scope of its own.");
+            }
+            if (owner.maxConcurrent() != mine.maxConcurrent()) {
+                // One limit per scope: two would each let their own number through to the same upstream.
+                throw new IdempotencyConfigurationException(plan.operation + ": @Idempotent(maxConcurrent = "
+                        + mine.maxConcurrent() + ") differs from the maxConcurrent = " + owner.maxConcurrent()
+                        + " of " + owner.operation() + ", which shares scope \"" + scope + "\"; operations of one"
+                        + " scope share one limit, so declare the same value on both");
             }
             return owner;
         });
