@@ -1,6 +1,10 @@
 package dev.idem.core;
 
-/** The original method body, as a weaving front-end hands it to the engine. */
+/**
+ * The original method body, as a weaving front-end hands it to the engine. The engine calls {@link #proceed()} once
+ * per attempt: once, or again for each retry an {@code @Idempotent(retry = @Retry(...))} allows, possibly on another
+ * thread for a method returning a {@code CompletionStage}; a front-end's invocation must allow that.
+ */
 @FunctionalInterface
 public interface Invocation {
     /**

@@ -29,6 +29,11 @@ import java.util.concurrent.TimeUnit;
  * (INDETERMINATE). Nothing thrown while saving reaches the caller who ran the method: the work happened, so it gets
  * its result.
  *
+ * <h2>Attempts</h2>
+ * The body runs through {@link AttemptRunner}: as it is, or within its scope's concurrency limit and attempt after
+ * attempt when the policy retries. Either way it runs under this one claim and heartbeat, and what follows here sees
+ * only the final outcome.
+ *
  * <h2>Ordering</h2>
  * The heartbeat of an execution is stopped before its claim is completed or released, so a renewal refused because
  * of that completion is never mistaken for a lost lease. A result is published to the local results before the

@@ -119,7 +119,7 @@ class AgentIT {
         assertEquals(0, run.exitCode(), run.toString());
         assertTrue(run.err().contains("dev.idem.samples.IdempotentArticlePipeline is already woven by AspectJ; left"
                 + " alone"), run.toString());
-        assertTrue(run.out().lines().anyMatch(l -> l.matches("upstream calls \\(billed\\)\\s+13\\s+4")),
+        assertTrue(run.out().lines().anyMatch(l -> l.matches("operations \\(billed generations\\)\\s+13\\s+4")),
                 run.toString());
     }
 
