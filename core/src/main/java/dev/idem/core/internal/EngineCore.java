@@ -30,7 +30,7 @@ public final class EngineCore implements AutoCloseable {
                 events.emit(IdempotencyEventType.LEASE_LOST, operation, key, token,
                         "the lease was renewed too late and another caller took the key over"));
         this.runner = new CallRunner(settings.clock(), events, heartbeat, owner, settings.onStoreError(),
-                settings.completionAttempts(), settings.completionBackoff());
+                settings.completionAttempts(), settings.completionBackoff(), settings.waitRecheck());
         Codecs codecs = new Codecs(settings.defaultCodec(), loader);
         this.planner = new OperationPlanner(stores, codecs, settings.namespace(),
                 Canonicalizers.of(settings.canonicalizers()), runner::forgetPlan);
