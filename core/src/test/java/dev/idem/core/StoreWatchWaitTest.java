@@ -5,6 +5,7 @@ import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.KeyWatchers;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -70,34 +71,53 @@ class StoreWatchWaitTest {
     }
 
     private final InMemoryIdempotencyStore backendStore = new InMemoryIdempotencyStore();
+    private final ExecutorService threads = Executors.newFixedThreadPool(2);
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
+
+    /** An execution running through {@code engine}, started when this returns, until {@link #finish}. */
+    private final class Running {
+        final CountDownLatch finish = new CountDownLatch(1);
+        final Future<String> result;
+
+        Running(EngineFixture engine, String value) throws InterruptedException {
+            CountDownLatch started = new CountDownLatch(1);
+            result = threads.submit(() -> call(engine, () -> {
+                started.countDown();
+                assertTrue(finish.await(20, TimeUnit.SECONDS));
+                return value;
+            }));
+            assertTrue(started.await(10, TimeUnit.SECONDS));
+        }
+    }
+
+    private EngineFixture ownersEngine() {
+        return new EngineFixture(new DelegatingStore(backendStore), b -> {
+        });
+    }
+
+    private static EngineFixture waitersEngine(Hooked store, Duration recheck) {
+        return new EngineFixture(store, b -> b.waitRecheck(recheck));
+    }
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aWaiterIsWokenByTheCompletionAndClaimsThreeTimesInAll() throws Exception {
         Hooked waiterStore = new Hooked(backendStore);
-        try (EngineFixture owner = new EngineFixture(new DelegatingStore(backendStore), b -> {
-        }); EngineFixture waiter = new EngineFixture(waiterStore, b -> b.waitRecheck(Duration.ofMinutes(1)))) {
-            CountDownLatch started = new CountDownLatch(1);
-            CountDownLatch finish = new CountDownLatch(1);
-            ExecutorService threads = Executors.newFixedThreadPool(2);
-            try {
-                Future<String> owned = threads.submit(() -> call(owner, () -> {
-                    started.countDown();
-                    assertTrue(finish.await(20, TimeUnit.SECONDS));
-                    return "report 7";
-                }));
-                assertTrue(started.await(10, TimeUnit.SECONDS));
-                Future<String> waited = threads.submit(() -> call(waiter, () -> "ran twice"));
-                assertTrue(waiterStore.rechecked.await(10, TimeUnit.SECONDS), "the waiter opens a watch and claims");
-                finish.countDown(); // the waiter found the execution in progress after opening its watch: it awaits
+        try (EngineFixture owner = ownersEngine();
+             EngineFixture waiter = waitersEngine(waiterStore, Duration.ofMinutes(1))) {
+            Running running = new Running(owner, "report 7");
+            Future<String> waited = threads.submit(() -> call(waiter, () -> "ran twice"));
+            assertTrue(waiterStore.rechecked.await(10, TimeUnit.SECONDS), "the waiter opens a watch and claims");
+            running.finish.countDown(); // the waiter found it in progress after opening its watch: it awaits
 
-                assertEquals("report 7", owned.get(20, TimeUnit.SECONDS));
-                assertEquals("report 7", waited.get(20, TimeUnit.SECONDS), "the waiter gets the owner's result");
-                assertEquals(3, waiterStore.claims.get(), "the first claim, the claim after opening the watch and"
-                        + " the claim after the signal");
-            } finally {
-                threads.shutdownNow();
-            }
+            assertEquals("report 7", running.result.get(20, TimeUnit.SECONDS));
+            assertEquals("report 7", waited.get(20, TimeUnit.SECONDS), "the waiter gets the owner's result");
+            assertEquals(3, waiterStore.claims.get(), "the first claim, the claim after opening the watch and"
+                    + " the claim after the signal");
         }
     }
 
@@ -105,33 +125,21 @@ class StoreWatchWaitTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aCompletionBetweenTheFirstClaimAndTheWatchIsNotMissed() throws Exception {
         Hooked waiterStore = new Hooked(backendStore);
-        try (EngineFixture owner = new EngineFixture(new DelegatingStore(backendStore), b -> {
-        }); EngineFixture waiter = new EngineFixture(waiterStore, b -> b.waitRecheck(Duration.ofMinutes(1)))) {
-            CountDownLatch started = new CountDownLatch(1);
-            CountDownLatch finish = new CountDownLatch(1);
-            ExecutorService threads = Executors.newFixedThreadPool(2);
-            try {
-                Future<String> owned = threads.submit(() -> call(owner, () -> {
-                    started.countDown();
-                    assertTrue(finish.await(20, TimeUnit.SECONDS));
-                    return "report 8";
-                }));
-                assertTrue(started.await(10, TimeUnit.SECONDS));
-                // The owner completes after the waiter's first claim and before its watch is registered: no signal
-                // reaches the watch, so only the claim made after opening it can find the result.
-                waiterStore.beforeWatch = () -> {
-                    finish.countDown();
-                    try {
-                        owned.get(20, TimeUnit.SECONDS);
-                    } catch (Exception e) {
-                        throw new AssertionError(e);
-                    }
-                };
-                assertEquals("report 8", call(waiter, () -> "ran twice"));
-                assertEquals(2, waiterStore.claims.get(), "the first claim and the claim after opening the watch");
-            } finally {
-                threads.shutdownNow();
-            }
+        try (EngineFixture owner = ownersEngine();
+             EngineFixture waiter = waitersEngine(waiterStore, Duration.ofMinutes(1))) {
+            Running running = new Running(owner, "report 8");
+            // The owner completes after the waiter's first claim and before its watch is registered: no signal
+            // reaches the watch, so only the claim made after opening it can find the result.
+            waiterStore.beforeWatch = () -> {
+                running.finish.countDown();
+                try {
+                    running.result.get(20, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            };
+            assertEquals("report 8", call(waiter, () -> "ran twice"));
+            assertEquals(2, waiterStore.claims.get(), "the first claim and the claim after opening the watch");
         }
     }
 
@@ -145,28 +153,16 @@ class StoreWatchWaitTest {
                 return Optional.of(silent.watch(key));
             }
         };
-        try (EngineFixture owner = new EngineFixture(new DelegatingStore(backendStore), b -> {
-        }); EngineFixture waiter = new EngineFixture(waiterStore, b -> b.waitRecheck(Duration.ofMillis(50)))) {
-            CountDownLatch started = new CountDownLatch(1);
-            CountDownLatch finish = new CountDownLatch(1);
-            ExecutorService threads = Executors.newFixedThreadPool(2);
-            try {
-                Future<String> owned = threads.submit(() -> call(owner, () -> {
-                    started.countDown();
-                    assertTrue(finish.await(20, TimeUnit.SECONDS));
-                    return "report 9";
-                }));
-                assertTrue(started.await(10, TimeUnit.SECONDS));
-                Future<String> waited = threads.submit(() -> call(waiter, () -> "ran twice"));
-                assertTrue(waiterStore.watching.await(10, TimeUnit.SECONDS));
-                finish.countDown();
+        try (EngineFixture owner = ownersEngine();
+             EngineFixture waiter = waitersEngine(waiterStore, Duration.ofMillis(50))) {
+            Running running = new Running(owner, "report 9");
+            Future<String> waited = threads.submit(() -> call(waiter, () -> "ran twice"));
+            assertTrue(waiterStore.watching.await(10, TimeUnit.SECONDS));
+            running.finish.countDown();
 
-                assertEquals("report 9", owned.get(20, TimeUnit.SECONDS));
-                assertEquals("report 9", waited.get(20, TimeUnit.SECONDS), "the re-check finds the result");
-                assertTrue(silent.watchedKeys().isEmpty(), "every watch the wait opened is closed");
-            } finally {
-                threads.shutdownNow();
-            }
+            assertEquals("report 9", running.result.get(20, TimeUnit.SECONDS));
+            assertEquals("report 9", waited.get(20, TimeUnit.SECONDS), "the re-check finds the result");
+            assertTrue(silent.watchedKeys().isEmpty(), "every watch the wait opened is closed");
         }
     }
 

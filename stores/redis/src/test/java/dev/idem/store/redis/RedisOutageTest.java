@@ -59,23 +59,12 @@ class RedisOutageTest {
             IdempotentOperation<String> viaTwo = two.operation(policy, String.class);
 
             // An execution in progress through one engine, and a caller of the other waiting for it.
-            CountDownLatch running = new CountDownLatch(1);
-            CountDownLatch finish = new CountDownLatch(1);
-            AtomicReference<String> heldKey = new AtomicReference<>();
-            Future<String> held = threads.submit(() -> viaOne.call(counted("held", () -> {
-                heldKey.set(IdempotencyContext.current().orElseThrow().key());
-                running.countDown();
-                assertTrue(finish.await(60, TimeUnit.SECONDS));
-                return "held result";
-            }), "held"));
-            assertTrue(running.await(30, TimeUnit.SECONDS));
-            Future<String> waiter = threads.submit(() -> viaTwo.call(counted("held", () -> "ran twice"), "held"));
-            awaitSubscriber(server.uri(), RedisWakeups.channel(heldKey.get()));
+            Waited held = new Waited(threads, server.uri(), viaOne, viaTwo, "held");
 
             server.kill();
 
             ExecutionException waited = assertThrows(ExecutionException.class,
-                    () -> waiter.get(60, TimeUnit.SECONDS), "the waiter ends, long before its re-check");
+                    () -> held.waiter.get(60, TimeUnit.SECONDS), "the waiter ends, long before its re-check");
             assertInstanceOf(IdempotencyStoreException.class, waited.getCause(), "fail-closed");
             // New calls while the server is down: every one refused, none runs.
             List<Future<String>> refused = new ArrayList<>();
@@ -89,8 +78,8 @@ class RedisOutageTest {
                 assertInstanceOf(IdempotencyStoreException.class, e.getCause(), "fail-closed while down");
             }
             assertEquals(Map.of("held", 1), counts(), "nothing ran while the server was down");
-            finish.countDown();
-            assertEquals("held result", held.get(60, TimeUnit.SECONDS),
+            held.finish.countDown();
+            assertEquals("held result", held.owner.get(60, TimeUnit.SECONDS),
                     "the execution that was running returns its result, though it cannot be saved");
 
             server.startAgain();
@@ -109,22 +98,10 @@ class RedisOutageTest {
                 assertEquals("fresh-" + i % 8 + " ran", calls.get(i).get(60, TimeUnit.SECONDS));
             }
             // And a waiter is woken again: the wake-ups' connection came back with the server.
-            CountDownLatch runningAgain = new CountDownLatch(1);
-            CountDownLatch finishAgain = new CountDownLatch(1);
-            AtomicReference<String> againKey = new AtomicReference<>();
-            Future<String> again = threads.submit(() -> viaOne.call(counted("again", () -> {
-                againKey.set(IdempotencyContext.current().orElseThrow().key());
-                runningAgain.countDown();
-                assertTrue(finishAgain.await(60, TimeUnit.SECONDS));
-                return "again result";
-            }), "again"));
-            assertTrue(runningAgain.await(30, TimeUnit.SECONDS));
-            Future<String> waitsAgain = threads.submit(() -> viaTwo.call(counted("again", () -> "ran twice"),
-                    "again"));
-            awaitSubscriber(server.uri(), RedisWakeups.channel(againKey.get()));
-            finishAgain.countDown();
-            assertEquals("again result", again.get(60, TimeUnit.SECONDS));
-            assertEquals("again result", waitsAgain.get(60, TimeUnit.SECONDS), "woken by the message");
+            Waited again = new Waited(threads, server.uri(), viaOne, viaTwo, "again");
+            again.finish.countDown();
+            assertEquals("again result", again.owner.get(60, TimeUnit.SECONDS));
+            assertEquals("again result", again.waiter.get(60, TimeUnit.SECONDS), "woken by the message");
 
             Map<String, Integer> expected = new java.util.TreeMap<>(Map.of("held", 1, "again", 1));
             for (int i = 0; i < 8; i++) {
@@ -133,6 +110,31 @@ class RedisOutageTest {
             assertEquals(expected, counts(), "no key ran twice");
         } finally {
             threads.shutdownNow();
+        }
+    }
+
+    /**
+     * {@code key} running through {@code owning} until {@link #finish}, returning "{@code key} result", and a caller
+     * through {@code waiting} whose watch of it is open when this returns.
+     */
+    private final class Waited {
+        final CountDownLatch finish = new CountDownLatch(1);
+        final Future<String> owner;
+        final Future<String> waiter;
+
+        Waited(ExecutorService threads, String uri, IdempotentOperation<String> owning,
+               IdempotentOperation<String> waiting, String key) throws InterruptedException {
+            CountDownLatch running = new CountDownLatch(1);
+            AtomicReference<String> fullKey = new AtomicReference<>();
+            owner = threads.submit(() -> owning.call(counted(key, () -> {
+                fullKey.set(IdempotencyContext.current().orElseThrow().key());
+                running.countDown();
+                assertTrue(finish.await(60, TimeUnit.SECONDS));
+                return key + " result";
+            }), key));
+            assertTrue(running.await(30, TimeUnit.SECONDS));
+            waiter = threads.submit(() -> waiting.call(counted(key, () -> "ran twice"), key));
+            awaitSubscriber(uri, RedisWakeups.channel(fullKey.get()));
         }
     }
 
