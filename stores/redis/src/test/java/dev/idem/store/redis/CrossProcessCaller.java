@@ -5,6 +5,8 @@ import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -28,15 +30,20 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Arguments: mode, Redis URI, scope, threads, keys, then mode-specific ones.
  * <ul>
- *   <li>{@code share <ms> <recheck>}: makes one call of its own, prints {@code READY}, waits for {@code GO} on standard input, then thread
- *       {@code t} calls every key once, starting at key {@code t * keys / threads}, so the same thread of every
- *       process meets the same keys at about the same time; a body takes {@code ms}.</li>
+ *   <li>{@code share <recheck>}: makes one call of its own, prints {@code READY}, waits for {@code GO} on standard
+ *       input, then thread {@code t} calls every key once, starting at key {@code t * keys / threads}, so the same
+ *       thread of every process meets the same keys. A body returns once another process waits for it (the
+ *       server counts a subscriber on the key's channel), or after {@link #WAIT_FOR_A_WAITER}: on two busy cores
+ *       processes drift apart, and a body of fixed length would leave the test to chance.</li>
  *   <li>{@code hold <lease>}: thread {@code t} calls key {@code t}, and the body never returns (the test kills the
  *       process while it holds the claims).</li>
  *   <li>{@code takeover <lease> <recheck>}: thread {@code t} calls key {@code t}; the body returns at once.</li>
  * </ul>
  */
 public final class CrossProcessCaller {
+    /** The longest a body waits for another process to wait for it. */
+    private static final long WAIT_FOR_A_WAITER = TimeUnit.SECONDS.toNanos(3);
+
     private CrossProcessCaller() {
     }
 
@@ -51,12 +58,8 @@ public final class CrossProcessCaller {
         IdempotencyPolicy.Builder policy = IdempotencyPolicy.custom().operation("Reports#build").scope(scope)
                 .waitTimeout(Duration.ofSeconds(20));
         String recheck = "1s";
-        long bodyMillis = 0;
         switch (mode) {
-            case "share" -> {
-                bodyMillis = Long.parseLong(args[5]);
-                recheck = args[6];
-            }
+            case "share" -> recheck = args[5];
             case "hold" -> policy.lease(Duration.parse(args[5]));
             case "takeover" -> {
                 policy.lease(Duration.parse(args[5]));
@@ -64,6 +67,8 @@ public final class CrossProcessCaller {
             }
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
+        RedisClient observer = RedisClient.create(uri);
+        StatefulRedisConnection<String, String> server = observer.connect();
         try (IdemEngine engine = IdemEngine.create(IdemSettings.fromProperties(Map.of("idem.store", "redis",
                 "idem.redis.uri", uri, "idem.redis.timeout", "5s", "idem.waitRecheck", recheck)))) {
             IdempotentOperation<String> operation = engine.operation(policy.build(), String.class);
@@ -78,7 +83,6 @@ public final class CrossProcessCaller {
                 }
             }
             CountDownLatch never = new CountDownLatch(1);
-            long body = bodyMillis;
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -95,7 +99,9 @@ public final class CrossProcessCaller {
                                     never.await();
                                 }
                                 out.println("RAN " + key + " " + token);
-                                Thread.sleep(body);
+                                if (mode.equals("share")) {
+                                    awaitAWaiter(server, IdempotencyContext.current().orElseThrow().key());
+                                }
                                 return key + "@" + me + "/" + thread + "/" + token;
                             }, key);
                             out.println("RESULT " + key + " " + value);
@@ -112,6 +118,18 @@ public final class CrossProcessCaller {
             }
             pool.shutdown();
         }
+        server.close();
+        observer.shutdown();
         out.println("DONE");
+    }
+
+    private static void awaitAWaiter(StatefulRedisConnection<String, String> server, String key)
+            throws InterruptedException {
+        String channel = RedisWakeups.channel(key);
+        long deadline = System.nanoTime() + WAIT_FOR_A_WAITER;
+        while (server.sync().pubsubShardNumsub(channel).getOrDefault(channel, 0L) == 0
+                && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
     }
 }
