@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.OnStoreError;
+import dev.idem.core.internal.DurationParser;
 import dev.idem.core.internal.LeaseHeartbeat;
 import dev.idem.core.internal.retry.RetryTimer;
 import dev.idem.store.IdempotencyStore;
@@ -38,6 +39,8 @@ import java.util.regex.Pattern;
  *       {@code java}</td><td>the default result codec</td></tr>
  *   <tr><td>{@code idem.onStoreError}</td><td>{@code fail-closed}</td><td>{@code fail-open} lets every method run
  *       unprotected when the store is down</td></tr>
+ *   <tr><td>{@code idem.waitRecheck}</td><td>{@code 1s}</td><td>a caller waiting for an execution in another
+ *       process, woken by its store's watch, claims again after at most this long without a signal</td></tr>
  *   <tr><td>{@code idem.<store>.*}</td><td></td><td>handed to that store's provider</td></tr>
  * </table>
  */
@@ -53,6 +56,11 @@ public final class IdemSettings {
     public static final String CODEC = "idem.codec";
     /** The key of what happens while the store is down, {@value}: {@code fail-closed} or {@code fail-open}. */
     public static final String ON_STORE_ERROR = "idem.onStoreError";
+    /**
+     * The key of the longest a caller waiting for another process's execution goes without claiming again when its
+     * store wakes it by a watch ({@link IdempotencyStore#watch}), {@value}: a duration such as {@code 1s}.
+     */
+    public static final String WAIT_RECHECK = "idem.waitRecheck";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     private final String namespace;
@@ -66,6 +74,7 @@ public final class IdemSettings {
     private final List<KeyCanonicalizer<?>> canonicalizers;
     private final int completionAttempts;
     private final Duration completionBackoff;
+    private final Duration waitRecheck;
     private final LeaseHeartbeat.Scheduler heartbeatScheduler;
     private final List<RetryClassifier> retryClassifiers;
     private final List<RetryAfter> retryAfters;
@@ -84,6 +93,7 @@ public final class IdemSettings {
         this.canonicalizers = List.copyOf(b.canonicalizers);
         this.completionAttempts = b.completionAttempts;
         this.completionBackoff = b.completionBackoff;
+        this.waitRecheck = b.waitRecheck;
         this.heartbeatScheduler = b.heartbeatScheduler;
         this.retryClassifiers = List.copyOf(b.retryClassifiers);
         this.retryAfters = List.copyOf(b.retryAfters);
@@ -179,16 +189,27 @@ public final class IdemSettings {
                 case CODEC:
                     builder.defaultCodec(value);
                     break;
+                case WAIT_RECHECK:
+                    builder.waitRecheck(parseDuration(WAIT_RECHECK, value));
+                    break;
                 default:
                     if (!key.startsWith("idem.") || key.indexOf('.', 5) < 0) {
                         throw new IdempotencyConfigurationException("unknown configuration key " + key + " = \""
                                 + value + "\"; known keys are " + NAMESPACE + ", " + STORE + ", " + CODEC + ", "
-                                + ON_STORE_ERROR + " and idem.<store>.* for a store's own settings");
+                                + ON_STORE_ERROR + ", " + WAIT_RECHECK + " and idem.<store>.* for a store's own settings");
                     }
                     builder.property(key, value);
             }
         }
         return builder;
+    }
+
+    private static Duration parseDuration(String key, String value) {
+        try {
+            return DurationParser.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new IdempotencyConfigurationException(key + " = \"" + value + "\": " + e.getMessage(), e);
+        }
     }
 
     private static OnStoreError parseOnStoreError(String value) {
@@ -277,6 +298,14 @@ public final class IdemSettings {
         return retryAfters;
     }
 
+    /**
+     * {@return the longest a caller waiting for another process's execution goes without claiming again when its
+     * store wakes it by a watch; a store's signals can be lost, and an owner that died never finishes}
+     */
+    public Duration waitRecheck() {
+        return waitRecheck;
+    }
+
     LeaseHeartbeat.Scheduler heartbeatScheduler() {
         return heartbeatScheduler;
     }
@@ -302,6 +331,7 @@ public final class IdemSettings {
         private final List<KeyCanonicalizer<?>> canonicalizers = new ArrayList<>();
         private int completionAttempts = 3;
         private Duration completionBackoff = Duration.ofMillis(50);
+        private Duration waitRecheck = Duration.ofSeconds(1);
         private LeaseHeartbeat.Scheduler heartbeatScheduler;
         private final List<RetryClassifier> retryClassifiers = new ArrayList<>();
         private final List<RetryAfter> retryAfters = new ArrayList<>();
@@ -470,6 +500,25 @@ public final class IdemSettings {
         /** Lets tests record pauses between attempts instead of waiting them. */
         Builder retryTimer(RetryTimer timer) {
             this.retryTimer = timer;
+            return this;
+        }
+
+        /**
+         * Sets {@link IdemSettings#waitRecheck()} [1s]: how long a caller waiting for an execution in another
+         * process, on a store that wakes it ({@link IdempotencyStore#watch}), goes without a signal before it claims
+         * again. Each wait is drawn between half of it and all of it, so waiters spread out. It bounds how late a
+         * waiter notices a lost signal, or the lease of a crashed owner passing; stores without watches are polled
+         * (5 ms, doubling to 200 ms) whatever it says.
+         *
+         * @param waitRecheck positive
+         * @return this builder
+         * @throws IdempotencyConfigurationException naming the bad value
+         */
+        public Builder waitRecheck(@Nonnull Duration waitRecheck) {
+            if (waitRecheck == null || waitRecheck.isNegative() || waitRecheck.isZero()) {
+                throw new IdempotencyConfigurationException(WAIT_RECHECK + " must be positive: " + waitRecheck);
+            }
+            this.waitRecheck = waitRecheck;
             return this;
         }
 

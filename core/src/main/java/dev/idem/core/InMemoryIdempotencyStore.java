@@ -10,6 +10,8 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyWatch;
+import dev.idem.store.KeyWatchers;
 import dev.idem.store.RecordState;
 import dev.idem.store.TtlJitter;
 import jakarta.annotation.Nonnull;
@@ -62,6 +64,10 @@ import java.util.stream.Stream;
  * at any moment, and evicting it would let a duplicate run beside the execution. An abandoned claim leaves by
  * expiry a grace period after its lease passed. In-progress records therefore count towards the bound but are
  * never chosen; a store full of running executions stays over its bound until they finish.
+ *
+ * <h2>Watches</h2>
+ * {@link #watch} is offered: a completion, failure, release or deletion through this store wakes the watches of
+ * its key, so callers of engines sharing the store (or of methods that do not coalesce) are woken rather than poll.
  *
  * <h2>Eviction events</h2>
  * A record evicted while it still counted (finished, not expired, and within the window it was claimed with) is
@@ -132,6 +138,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private final LongAdder bytes = new LongAdder();
     private final AtomicBoolean evicting = new AtomicBoolean();
     private final CopyOnWriteArrayList<IdempotencyListener> evictionListeners = new CopyOnWriteArrayList<>();
+    private final KeyWatchers watchers = new KeyWatchers();
     private volatile boolean closed;
 
     /**
@@ -310,6 +317,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             bytes.add(updatedBytes);
             // Replaces only the very entry read: a claim taken over meanwhile is another entry, and is re-read.
             if (map.replace(key, e, updated)) {
+                watchers.signal(key);
                 enforceBound(); // the result is what makes a record heavy
                 return true;
             }
@@ -327,6 +335,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 return false;
             }
             if (map.remove(key, e)) {
+                watchers.signal(key);
                 return true;
             }
         }
@@ -368,6 +377,13 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     public void delete(String key) {
         ensureOpen();
         records.invalidate(key);
+        watchers.signal(key);
+    }
+
+    @Override
+    public Optional<KeyWatch> watch(String key) {
+        ensureOpen();
+        return Optional.of(watchers.watch(Objects.requireNonNull(key, "key")));
     }
 
     @Override

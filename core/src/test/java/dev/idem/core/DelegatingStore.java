@@ -10,7 +10,8 @@ import java.util.Optional;
 
 /** A real store with hooks: tests override one operation to delay or observe it, never to fake an outcome. */
 class DelegatingStore implements IdempotencyStore {
-    private final IdempotencyStore delegate;
+    /** The real store; a subclass that forwards {@link #watch} (not forwarded here) reaches it directly. */
+    final IdempotencyStore delegate;
 
     DelegatingStore(IdempotencyStore delegate) {
         this.delegate = delegate;

@@ -32,6 +32,7 @@ class IdemSettingsTest {
         assertEquals(OnStoreError.FAIL_CLOSED, s.onStoreError());
         assertEquals(3, s.completionAttempts());
         assertEquals(Duration.ofMillis(50), s.completionBackoff());
+        assertEquals(Duration.ofSeconds(1), s.waitRecheck());
         assertEquals(Map.of(), s.stores());
         assertEquals(Map.of(), s.properties());
         assertEquals(List.of(), s.listeners());
@@ -63,6 +64,18 @@ class IdemSettingsTest {
     }
 
     @Test
+    void waitRecheckIsADurationAndAZeroOrUnreadableOneIsRefusedNamingTheKey() {
+        assertEquals(Duration.ofMillis(250), IdemSettings.fromProperties(Map.of("idem.waitRecheck", " 250ms "))
+                .waitRecheck());
+        IdempotencyConfigurationException unreadable = assertThrows(IdempotencyConfigurationException.class,
+                () -> IdemSettings.fromProperties(Map.of("idem.waitRecheck", "5x")));
+        assertTrue(unreadable.getMessage().startsWith("idem.waitRecheck = \"5x\": "), unreadable.getMessage());
+        IdempotencyConfigurationException zero = assertThrows(IdempotencyConfigurationException.class,
+                () -> IdemSettings.fromProperties(Map.of("idem.waitRecheck", "0s")));
+        assertEquals("idem.waitRecheck must be positive: PT0S", zero.getMessage());
+    }
+
+    @Test
     void aBadOnStoreErrorNamesTheKeyTheValueAndTheChoices() {
         IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
                 () -> IdemSettings.fromProperties(Map.of("idem.onStoreError", "open")));
@@ -75,7 +88,8 @@ class IdemSettingsTest {
         IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
                 () -> IdemSettings.fromProperties(Map.of(key, "v")));
         assertEquals("unknown configuration key " + key + " = \"v\"; known keys are idem.namespace, idem.store,"
-                + " idem.codec, idem.onStoreError and idem.<store>.* for a store's own settings", e.getMessage());
+                + " idem.codec, idem.onStoreError, idem.waitRecheck and idem.<store>.* for a store's own settings",
+                e.getMessage());
     }
 
     @ParameterizedTest

@@ -130,6 +130,25 @@ public interface IdempotencyStore extends AutoCloseable {
     void delete(@Nonnull String key);
 
     /**
+     * Opens a {@link KeyWatch} of {@code key}, signalled when a {@link #complete}, {@link #fail}, {@link #release} or
+     * {@link #delete} of the key takes effect through any instance over this store's backend: how a caller waiting
+     * for another process's execution is woken when it ends, instead of polling. Optional: the default offers none
+     * (an empty result), and the engine then polls by claiming, as it always did.
+     *
+     * <p>The watch is registered when this returns, so a waiter opens it, then claims the key again (the execution
+     * may have ended meanwhile), then awaits; see {@link KeyWatch} for the contract. Opening a watch never blocks
+     * longer than the store's own command timeout. The caller closes the watch.
+     *
+     * @param key the full idempotency key; compared exactly
+     * @return the watch, or empty when this store does not offer watches (then, or while it cannot, the engine polls)
+     * @throws IdempotencyStoreException when the store offers watches but cannot reach its backend to open one
+     */
+    @Nonnull
+    default Optional<KeyWatch> watch(@Nonnull String key) {
+        return Optional.empty();
+    }
+
+    /**
      * Releases the store's resources; afterwards every operation throws {@link IdempotencyStoreException}.
      * Closing twice is harmless: the second close does nothing and throws nothing. Every store implements it (there
      * is no default), so none can forget that a closed store refuses work.

@@ -62,9 +62,6 @@ import java.util.concurrent.TimeoutException;
  * execution's stage and releases the key. It can deadlock nothing for longer than that.
  */
 public final class CallRunner implements AutoCloseable {
-    private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-    private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-
     private final Clock clock;
     private final Events events;
     private final InFlightCalls inFlight = new InFlightCalls();
@@ -73,9 +70,12 @@ public final class CallRunner implements AutoCloseable {
     private final ClaimedExecution execution;
     private final String owner;
     private final OnStoreError defaultOnStoreError;
+    /** The longest a caller waiting on a store's watch goes without claiming again (a lost signal). */
+    private final long waitRecheckNanos;
 
     CallRunner(Clock clock, Events events, LeaseHeartbeat heartbeat, String owner, OnStoreError defaultOnStoreError,
-               int completionAttempts, Duration completionBackoff, AttemptRunner attempts) {
+               int completionAttempts, Duration completionBackoff, AttemptRunner attempts,
+               Duration waitRecheck) {
         this.clock = clock;
         this.events = events;
         this.local = new LocalResults(clock);
@@ -84,6 +84,7 @@ public final class CallRunner implements AutoCloseable {
                 attempts);
         this.owner = owner;
         this.defaultOnStoreError = defaultOnStoreError;
+        this.waitRecheckNanos = waitRecheck.toNanos();
     }
 
     /** Runs {@code body} as {@code plan} promises, for a call with {@code args}. */
@@ -277,7 +278,6 @@ public final class CallRunner implements AutoCloseable {
             return storeUnavailable(plan, keyText, body, e);
         }
         long deadline = System.nanoTime() + plan.policy.waitTimeout().toNanos();
-        long pause = FIRST_POLL_NANOS;
         String unreadable = null; // why the record being superseded could not be read (onUndecodable = RUN_AGAIN)
         while (true) {
             if (outcome instanceof ClaimOutcome.Acquired) {
@@ -326,14 +326,15 @@ public final class CallRunner implements AutoCloseable {
                             record.fencingToken(), "a remembered failure");
                     throw plan.failureCodec.decode(record.result(), keyText);
                 default:
-                    long remaining = deadline - System.nanoTime();
-                    if (plan.policy.onInProgress() == OnInProgress.THROW || remaining <= 0) {
+                    if (plan.policy.onInProgress() == OnInProgress.THROW || deadline - System.nanoTime() <= 0) {
                         throw inProgress(plan, keyText, record);
                     }
-                    pauseWhileWaiting(plan, keyText, Math.min(pause, remaining));
-                    pause = Math.min(pause * 2, MAX_POLL_NANOS);
                     try {
-                        outcome = plan.store.claim(request); // a claim, not a read: it takes over a dead owner's key
+                        outcome = new ElsewhereWait(plan.store, request, waitRecheckNanos).awaitEnd(deadline);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IdempotencyInProgressException(plan.operation + ": interrupted while waiting for"
+                                + " the execution of " + keyText + " in another process");
                     } catch (RuntimeException e) {
                         throw storeError(plan, keyText, "while waiting for another execution", e);
                     }
@@ -418,13 +419,6 @@ public final class CallRunner implements AutoCloseable {
             events.emit(IdempotencyEventType.LATE_DUPLICATE, plan.operation, keyText, acquired.fencingToken(),
                     "a duplicate arrived after window = " + plan.policy.window() + " (first execution started "
                             + replaced.startedAt() + "); it ran again");
-        }
-    }
-
-    private static void pauseWhileWaiting(OperationPlan plan, String keyText, long nanos) {
-        if (!ClaimedExecution.pause(nanos)) {
-            throw new IdempotencyInProgressException(plan.operation + ": interrupted while waiting for the"
-                    + " execution of " + keyText + " in another process");
         }
     }
 

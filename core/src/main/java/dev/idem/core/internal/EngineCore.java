@@ -45,7 +45,7 @@ public final class EngineCore implements AutoCloseable {
         this.attempts = new AttemptRunner(events, settings.clock(),
                 new RetryRules(settings.retryClassifiers(), settings.retryAfters()), retryRandom, retryTimer);
         this.runner = new CallRunner(settings.clock(), events, heartbeat, owner, settings.onStoreError(),
-                settings.completionAttempts(), settings.completionBackoff(), attempts);
+                settings.completionAttempts(), settings.completionBackoff(), attempts, settings.waitRecheck());
         Codecs codecs = new Codecs(settings.defaultCodec(), loader);
         this.planner = new OperationPlanner(stores, codecs, settings.namespace(),
                 Canonicalizers.of(settings.canonicalizers()), runner::forgetPlan);

@@ -5,6 +5,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
 import dev.idem.store.TtlJitter;
 import org.junit.jupiter.api.AfterEach;
@@ -87,6 +88,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *       split across two instances, an owner's completion or renewal through one against takeovers through the other,
  *       tokens increasing across them, a takeover through one fencing the old owner on the other, and every write
  *       through one seen by the other. A per-instance lock, counter or cache fails.</li>
+ *   <li><b>Watches</b> (for a store that offers {@link IdempotencyStore#watch}; skipped, saying so, for one that
+ *       does not): a completion, failure, release or deletion of the key, through this instance or through another
+ *       over the same backend, signals a watch opened before it, even when the write comes before the wait; a watch
+ *       of a key nothing finishes is not signalled by another key's writes and its wait ends at its timeout; an
+ *       unreachable store refuses to open one.</li>
  *   <li><b>Lifecycle</b>: an unreachable store reports {@link IdempotencyStoreException} from every operation; closing
  *       twice is harmless.</li>
  * </ul>
@@ -105,6 +111,8 @@ public abstract class IdempotencyStoreTck {
 
     private static final Duration NO_WINDOW = Duration.ZERO;
     private static final Duration FAILURE_TTL = Duration.ofSeconds(10);
+    /** How long a watch of a key nothing finishes is watched for a signal that must not come. */
+    private static final Duration QUIET = Duration.ofMillis(300);
     private static final int RACERS = 32;
     private static final int ROUNDS = 20;
     /** In the races of an owner's write against takeovers: claimers per key, and keys contested at once. */
@@ -137,6 +145,14 @@ public abstract class IdempotencyStoreTck {
      */
     protected Optional<IdempotencyStore> createPeerStore(MutableClock clock) throws Exception {
         return Optional.empty();
+    }
+
+    /**
+     * How long a watch may take to be signalled after a write: a message through the backend, on a loaded machine.
+     * The default, ten seconds, suits a server-backed store; a store that signals in-process may say less.
+     */
+    protected Duration signalledWithin() {
+        return Duration.ofSeconds(10);
     }
 
     /**
@@ -844,6 +860,76 @@ public abstract class IdempotencyStoreTck {
 
         store.delete(key);
         assertEquals(Optional.empty(), other.get(key), "a deletion through one instance is seen by the other");
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Watches (IdempotencyStore.watch)
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aWatchIsSignalledByACompletionFailureReleaseOrDeletionOfItsKey() throws Exception {
+        assertFinishingWritesSignal(store, "through this instance");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aWatchIsSignalledByWritesThroughAnotherInstance() throws Exception {
+        assertFinishingWritesSignal(peerStore(), "through another instance over the same backend");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aWatchOfAKeyNothingFinishesIsNotSignalledAndItsWaitEnds() throws Exception {
+        String key = key("watched-idle");
+        String other = key("watched-idle-other");
+        acquire(key, "a");
+        try (KeyWatch watch = watchOf(key)) {
+            long token = acquire(other, "a");
+            assertTrue(store.complete(other, token, new byte[] {1}, TTL));
+            store.delete(other);
+
+            assertFalse(watch.await(QUIET.toMillis(), TimeUnit.MILLISECONDS),
+                    "writes of another key must not signal this key's watch, and its wait must end at its timeout");
+        }
+    }
+
+    @Test
+    void anUnreachableStoreRefusesToOpenAWatch() {
+        String key = key("watched-outage");
+        try (KeyWatch open = watchOf(key)) {
+            assertNotNull(open);
+        }
+        makeUnreachable(store);
+
+        assertThrows(IdempotencyStoreException.class, () -> store.watch(key));
+    }
+
+    /** For each finishing write: a watch opened before it, written through {@code writer}, is signalled. */
+    private void assertFinishingWritesSignal(IdempotencyStore writer, String how) throws InterruptedException {
+        List<String> writes = List.of("complete", "fail", "release", "delete");
+        for (String write : writes) {
+            String key = key("watched-" + write);
+            long token = acquire(key, "a");
+            try (KeyWatch watch = watchOf(key)) {
+                switch (write) {
+                    case "complete" -> assertTrue(writer.complete(key, token, new byte[] {1}, TTL));
+                    case "fail" -> assertTrue(writer.fail(key, token, new byte[] {2}, FAILURE_TTL));
+                    case "release" -> assertTrue(writer.release(key, token));
+                    default -> writer.delete(key);
+                }
+                // The write came before the wait: the signal must have been kept for it.
+                assertTrue(watch.await(signalledWithin().toMillis(), TimeUnit.MILLISECONDS),
+                        () -> "a " + write + " " + how + " must signal a watch of its key opened before it");
+            }
+        }
+    }
+
+    /** A watch of {@code key} through the store under test; the test is skipped when the store offers none. */
+    private KeyWatch watchOf(String key) {
+        Optional<KeyWatch> watch = store.watch(key);
+        assumeTrue(watch.isPresent(), "the store offers no watches (IdempotencyStore.watch is not implemented), so"
+                + " the engine polls it and there is nothing to test");
+        return watch.get();
     }
 
     // ---------------------------------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@ package dev.idem.store.tck;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
+import dev.idem.store.KeyWatch;
+import dev.idem.store.KeyWatchers;
 import dev.idem.store.RecordState;
 import jakarta.annotation.Nullable;
 
@@ -675,6 +677,70 @@ final class BrokenStores {
 
         @Override
         public void close() {
+        }
+    }
+
+    /** Keeps its watches to itself, as a store that signals only its own process's writes: a peer's write is unseen. */
+    static final class WatchesPerInstance extends ReferenceStore {
+        private final KeyWatchers own = new KeyWatchers();
+
+        WatchesPerInstance(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected KeyWatchers watchers() {
+            return own;
+        }
+    }
+
+    /** Wakes only a thread already waiting, like a notify without a flag: a write before the wait is lost. */
+    static final class ForgetsASignalBeforeTheWait extends ReferenceStore {
+        ForgetsASignalBeforeTheWait(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected KeyWatch opened(String storageKey) {
+            KeyWatch registered = super.opened(storageKey);
+            return new KeyWatch() {
+                @Override
+                public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+                    registered.await(0, TimeUnit.NANOSECONDS); // drops what came before the wait
+                    return registered.await(timeout, unit);
+                }
+
+                @Override
+                public void close() {
+                    registered.close();
+                }
+            };
+        }
+    }
+
+    /** Any finishing write wakes every watch, whatever its key: waiters on quiet keys spin. */
+    static final class SignalsEveryWatch extends ReferenceStore {
+        SignalsEveryWatch(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected void signal(String storageKey, String write) {
+            watchers().signalAll();
+        }
+    }
+
+    /** Signals completions and failures only: a waiter for a released or deleted key waits for its re-check. */
+    static final class SignalsOnlyFinishedRecords extends ReferenceStore {
+        SignalsOnlyFinishedRecords(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected void signal(String storageKey, String write) {
+            if (write.equals("complete") || write.equals("fail")) {
+                super.signal(storageKey, write);
+            }
         }
     }
 }

@@ -45,7 +45,8 @@ class IdempotencyStoreTckSelfTest {
             "aRenewalThroughOneInstanceRacingTakeoversThroughTheOtherHasExactlyOneWinner",
             "tokensIncreaseAcrossInstances",
             "aTakeoverThroughOneInstanceFencesTheOldOwnerOnTheOther",
-            "writesThroughOneInstanceAreSeenByTheOther");
+            "writesThroughOneInstanceAreSeenByTheOther",
+            "aWatchIsSignalledByWritesThroughAnotherInstance");
 
     @Test
     void theReferenceStoreOnTheInjectedClockPassesEverythingButTheJvmClockTests() {

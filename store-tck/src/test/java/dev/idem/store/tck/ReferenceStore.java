@@ -5,6 +5,8 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyWatch;
+import dev.idem.store.KeyWatchers;
 import dev.idem.store.RecordState;
 import dev.idem.store.TtlJitter;
 import jakarta.annotation.Nullable;
@@ -38,6 +40,8 @@ class ReferenceStore implements IdempotencyStore {
         final ConcurrentMap<String, IdempotencyRecord> records = new ConcurrentHashMap<>();
         final AtomicLong tokens = new AtomicLong();
         final Object lock = new Object();
+        /** The watches of every instance, so a write through one signals a watch opened through another. */
+        final KeyWatchers watchers = new KeyWatchers();
         @Nullable
         final Clock serverClock;
 
@@ -132,6 +136,21 @@ class ReferenceStore implements IdempotencyStore {
         return current.state() == RecordState.IN_PROGRESS;
     }
 
+    /** Where watches are registered and signalled. */
+    protected KeyWatchers watchers() {
+        return backend.watchers;
+    }
+
+    /** Signals the watches of {@code storageKey} after a finishing write ({@code write} names it). */
+    protected void signal(String storageKey, String write) {
+        watchers().signal(storageKey);
+    }
+
+    /** Opens a watch of {@code storageKey}. */
+    protected KeyWatch opened(String storageKey) {
+        return watchers().watch(storageKey);
+    }
+
     // ---------------------------------------------------------------------------------------------------------------
     // The store
 
@@ -160,7 +179,7 @@ class ReferenceStore implements IdempotencyStore {
     public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
         ensureOpen();
         synchronized (lock()) {
-            return completeUnlocked(key, fencingToken, result, ttl);
+            return signalled(key, "complete", completeUnlocked(key, fencingToken, result, ttl));
         }
     }
 
@@ -173,8 +192,8 @@ class ReferenceStore implements IdempotencyStore {
     public boolean fail(String key, long fencingToken, byte[] failure, Duration failureTtl) {
         ensureOpen();
         synchronized (lock()) {
-            return fencedWrite(key, fencingToken, r -> r.state() == RecordState.IN_PROGRESS,
-                    (r, now) -> r.finished(RecordState.FAILED, kept(failure), now, expiresAt(now, failureTtl)));
+            return signalled(key, "fail", fencedWrite(key, fencingToken, r -> r.state() == RecordState.IN_PROGRESS,
+                    (r, now) -> r.finished(RecordState.FAILED, kept(failure), now, expiresAt(now, failureTtl))));
         }
     }
 
@@ -182,7 +201,7 @@ class ReferenceStore implements IdempotencyStore {
     public boolean release(String key, long fencingToken) {
         ensureOpen();
         synchronized (lock()) {
-            return fencedWrite(key, fencingToken, this::mayRelease, (r, now) -> null);
+            return signalled(key, "release", fencedWrite(key, fencingToken, this::mayRelease, (r, now) -> null));
         }
     }
 
@@ -232,7 +251,21 @@ class ReferenceStore implements IdempotencyStore {
         ensureOpen();
         synchronized (lock()) {
             backend.records.remove(storageKey(key));
+            signal(storageKey(key), "delete");
         }
+    }
+
+    @Override
+    public Optional<KeyWatch> watch(String key) {
+        ensureOpen();
+        return Optional.of(opened(storageKey(key)));
+    }
+
+    private boolean signalled(String key, String write, boolean applied) {
+        if (applied) {
+            signal(storageKey(key), write);
+        }
+        return applied;
     }
 
     @Override

@@ -70,6 +70,16 @@ enum StoreVariant {
             "keysOf2048CharactersAreKeptWhole"),
     SECOND_CLOSE_THROWS(INJECTED_CLOCK, BrokenStores.SecondCloseThrows::new,
             "closingTwiceIsHarmless"),
+    WATCHES_PER_INSTANCE(INJECTED_CLOCK, BrokenStores.WatchesPerInstance::new,
+            "aWatchIsSignalledByWritesThroughAnotherInstance"),
+    FORGETS_A_SIGNAL_BEFORE_THE_WAIT(INJECTED_CLOCK, BrokenStores.ForgetsASignalBeforeTheWait::new,
+            "aWatchIsSignalledByACompletionFailureReleaseOrDeletionOfItsKey",
+            "aWatchIsSignalledByWritesThroughAnotherInstance"),
+    SIGNALS_EVERY_WATCH(INJECTED_CLOCK, BrokenStores.SignalsEveryWatch::new,
+            "aWatchOfAKeyNothingFinishesIsNotSignalledAndItsWaitEnds"),
+    SIGNALS_ONLY_FINISHED_RECORDS(INJECTED_CLOCK, BrokenStores.SignalsOnlyFinishedRecords::new,
+            "aWatchIsSignalledByACompletionFailureReleaseOrDeletionOfItsKey",
+            "aWatchIsSignalledByWritesThroughAnotherInstance"),
 
     // Bugs the tests that predate the planted ones catch
     SWAPS_OWNER_AND_PAYLOAD_HASH(INJECTED_CLOCK, BrokenStores.SwapsOwnerAndPayloadHash::new,
@@ -105,6 +115,7 @@ enum StoreVariant {
             "renewExtendsTheLeaseFromNow"),
     KEEPS_WORKING_AFTER_CLOSE(INJECTED_CLOCK, BrokenStores.KeepsWorkingAfterClose::new,
             "anUnreachableStoreReportsIdempotencyStoreExceptionFromEveryOperation",
+            "anUnreachableStoreRefusesToOpenAWatch",
             "closingTwiceIsHarmless");
 
     /** Whose time the backend keeps. */

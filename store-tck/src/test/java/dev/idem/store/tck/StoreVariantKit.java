@@ -7,6 +7,7 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -44,6 +45,11 @@ class StoreVariantKit extends IdempotencyStoreTck {
     @Override
     protected Optional<IdempotencyStore> createPeerStore(MutableClock clock) {
         return settings.peers() ? Optional.of(settings.variant().open(backend, clock)) : Optional.empty();
+    }
+
+    @Override
+    protected Duration signalledWithin() {
+        return Duration.ofMillis(500); // the reference store signals during the write itself
     }
 
     record Settings(StoreVariant variant, boolean peers) {

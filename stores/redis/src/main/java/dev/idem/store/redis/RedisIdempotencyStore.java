@@ -6,6 +6,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
 import dev.idem.store.TtlJitter;
 import io.lettuce.core.ClientOptions;
@@ -92,6 +93,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Nullable
     private volatile StatefulRedisConnection<byte[], byte[]> connection;
     private volatile boolean closed;
+    private final RedisWakeups wakeups;
 
     private RedisIdempotencyStore(Builder b) {
         this.timeout = b.timeout;
@@ -116,6 +118,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     .timeoutOptions(TimeoutOptions.enabled(timeout))
                     .build());
         }
+        this.wakeups = new RedisWakeups(client, () -> uri != null
+                ? client.connectPubSub(ByteArrayCodec.INSTANCE, uri) : client.connectPubSub(ByteArrayCodec.INSTANCE),
+                timeout, where);
         try {
             connection(); // a misconfigured store fails at start, not at the first call
         } catch (RuntimeException e) {
@@ -290,6 +295,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         run("delete", key, Scripts.DELETE, key, number(COUNTER_MARGIN.toMillis()));
     }
 
+    /** Offered: see {@link RedisWakeups}; one pub/sub connection per store, opened by the first watch. */
+    @Override
+    public Optional<KeyWatch> watch(String key) {
+        Objects.requireNonNull(key, "key");
+        return wakeups.watch(key);
+    }
+
     @Override
     public void close() {
         StatefulRedisConnection<byte[], byte[]> open;
@@ -302,6 +314,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             connection = null;
         }
         try {
+            wakeups.close();
             if (open != null) {
                 open.close();
             }

@@ -14,6 +14,13 @@ import java.util.HexFormat;
  * token, {@code st} started at, {@code lu} lease until, {@code ca} completed at, {@code ea} expires at, {@code r}
  * result; times in epoch milliseconds of the server's clock plus the offset passed in (zero outside tests).
  *
+ * <p>Wake-ups: complete, fail, release and delete end by publishing the new state on the key's channel
+ * {@code idem:{h}:w} ({@link RedisWakeups}) with {@code SPUBLISH}, inside the script, so no write that ends an
+ * execution goes unannounced. Sharded pub/sub because the channel carries the key's hash tag: in a Cluster the message
+ * stays on the shard that holds the key (and the script may only publish in its own slot), where a classic
+ * {@code PUBLISH} is broadcast to every node. Published with {@code pcall}, so a server without sharded pub/sub
+ * (before 7.0) still applies the write; its waiters are found by their re-check.
+ *
  * <p>Tokens: a claim's token is the larger of the counter plus one (and the record's token plus one, should the counter
  * have been evicted) and the server's now in microseconds. The counter outlives the record by
  * {@link RedisIdempotencyStore#COUNTER_MARGIN}; should it still be lost, the floor of now keeps tokens increasing unless
@@ -46,6 +53,9 @@ final class Scripts {
               end
             end
             local FIELDS = {'k', 's', 'p', 'o', 't', 'st', 'lu', 'ca', 'ea', 'r'}
+            local function wake(what)
+              redis.pcall('SPUBLISH', string.sub(KEYS[1], 1, -2) .. 'w', what)
+            end
             """;
 
     /**
@@ -97,6 +107,7 @@ final class Scripts {
             redis.call('HSET', KEYS[1], 's', ARGV[2], 'ca', fmt(now), 'ea', fmt(now + keep), 'r', ARGV[4])
             redis.call('PEXPIRE', KEYS[1], fmt(keep + margin))
             keep_counter(tonumber(ARGV[1]), keep + margin + tonumber(ARGV[7]))
+            wake(ARGV[2])
             return 1
             """);
 
@@ -119,6 +130,7 @@ final class Scripts {
             if cur[1] ~= 'IN_PROGRESS' or cur[2] ~= ARGV[1] then return 0 end
             redis.call('DEL', KEYS[1])
             keep_counter(tonumber(ARGV[1]), tonumber(ARGV[2]))
+            wake('RELEASED')
             return 1
             """);
 
@@ -128,6 +140,7 @@ final class Scripts {
             if not t then return 0 end
             redis.call('DEL', KEYS[1])
             keep_counter(tonumber(t), tonumber(ARGV[1]))
+            wake('DELETED')
             return 1
             """);
 
