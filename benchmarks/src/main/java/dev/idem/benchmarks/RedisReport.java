@@ -10,6 +10,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 import java.io.File;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -37,7 +38,7 @@ import java.util.regex.Pattern;
  * java -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.RedisReport docs/benchmarks.md
  * </pre>
  *
- * Arguments: {@code docs/benchmarks.md [warmup iterations (2)] [measurement iterations (3)]}, each iteration 1 s.
+ * Arguments: {@code docs/benchmarks.md [warmup iterations (4)] [measurement iterations (3)]}, each iteration 1 s.
  */
 public final class RedisReport {
     static final String START = "<!-- redis-benchmarks:start -->";
@@ -58,7 +59,7 @@ public final class RedisReport {
 
     public static void main(String[] args) throws Exception {
         Path docs = Path.of(args.length > 0 ? args[0] : "docs/benchmarks.md");
-        int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 2;
+        int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 4;
         int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         Process server = null;
         try {
@@ -172,14 +173,19 @@ public final class RedisReport {
         line.accept("");
         line.accept("Machine: " + Runtime.getRuntime().availableProcessors() + " cores, "
                 + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + "; a redis-server "
-                + "the command starts on loopback (" + redisVersion() + "), so client and server share the cores.");
+                + "the command starts on loopback (" + redisVersion() + "), so client and server share the cores. Load "
+                + "average when the section was written: " + String.format(Locale.ROOT, "%.1f",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage())
+                + " (other work on the machine makes every score here noisy; compare ratios, not absolutes).");
         line.accept("`@Idempotent` (compile-time woven, the `redis` store, java codec) against the same work done "
                 + "bare on the same Lettuce client and server: a fresh call (claim, run, complete) against "
                 + "`SET k v NX PX` + `SET k v XX PX`; a replay of a result this JVM does not hold (the claim that "
                 + "loses returns the record; the replaying engine's clock runs a day ahead so its in-memory results "
                 + "are always stale to it, as for a process that did not compute them) against the same pair and "
                 + "against one `GET`; and a replay of a result this JVM holds. Throughput in calls per millisecond, "
-                + "all threads together; a ratio is Idem's throughput over the baseline's (goal >= 0.8).");
+                + "all threads together; a ratio is Idem's throughput over the baseline's (goal >= 0.8). With several "
+                + "threads, replays of the one key that meet in flight coalesce in the JVM (one claim answers every "
+                + "caller waiting on it), so their throughput can pass the bare GET's.");
         line.accept("");
         line.accept("| threads | SET NX + SET XX | `idemFresh` | ratio | GET | `idemReplayFromRedis` | ratio to "
                 + "SET NX + SET XX | ratio to GET | `idemReplayHeldHere` |");
