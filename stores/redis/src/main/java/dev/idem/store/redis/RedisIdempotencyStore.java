@@ -9,19 +9,16 @@ import dev.idem.store.IdempotencyStore;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
 import dev.idem.store.TtlJitter;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.RedisClusterURIUtil;
 import jakarta.annotation.Nullable;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -32,14 +29,15 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
 /**
- * An {@link IdempotencyStore} in Redis (standalone; Sentinel through a {@code redis-sentinel://} URI), shared by every
- * process that uses the server. Built on Lettuce.
+ * An {@link IdempotencyStore} in Redis (standalone; Sentinel through a {@code redis-sentinel://} URI; Cluster), shared
+ * by every process that uses the server. Built on Lettuce.
  *
  * <p><b>Keys.</b> An idempotency key {@code K} lives in two Redis keys that share the hash tag {@code {h}}, where
  * {@code h} is the hex SHA-256 of K's UTF-8 bytes, so both are in one Cluster slot: the record
@@ -63,7 +61,12 @@ import java.util.function.LongSupplier;
  * replayed claim would find its own record and report it as another's): a connection that broke is dropped and the
  * next call opens a new one.
  *
- * <p>Create one with {@link #builder(String)}, {@link #builder(RedisURI)} or {@link #builder(RedisClient)}, or
+ * <p><b>Cluster.</b> Each script runs on the master owning its keys' slot ({@code EVALSHA} routed by its first key),
+ * is loaded there when that master answers NOSCRIPT, and reads that master's {@code TIME}: one key's times all come
+ * from one clock, as long as its slot stays on that master.
+ *
+ * <p>Create one with {@link #builder(String)}, {@link #builder(RedisURI)}, {@link #builder(RedisClient)} or
+ * {@link #builder(RedisClusterClient)}, or
  * configure the {@code redis} store ({@code idem.redis.uri}; see {@link RedisStoreProvider}).
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
@@ -78,10 +81,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final String PREFIX = "idem:{";
     private static final byte[] IN_PROGRESS = bytes(RecordState.IN_PROGRESS.name());
 
-    private final RedisClient client;
-    private final boolean ownsClient;
-    @Nullable
-    private final RedisURI uri;
+    private final Connector connector;
     private final String where;
     private final Duration timeout;
     private final LongSupplier offsetMillis;
@@ -91,36 +91,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Nullable
     private RuntimeException connectFailure;
     @Nullable
-    private volatile StatefulRedisConnection<byte[], byte[]> connection;
+    private volatile ScriptConnection connection;
     private volatile boolean closed;
     private final RedisWakeups wakeups;
 
     private RedisIdempotencyStore(Builder b) {
         this.timeout = b.timeout;
         this.offsetMillis = b.offsetMillis;
-        if (b.client != null) {
-            this.client = b.client;
-            this.ownsClient = false;
-            this.uri = null;
-            this.where = "the given RedisClient";
-        } else {
-            RedisURI u = Objects.requireNonNull(b.uri);
-            u.setTimeout(timeout);
-            this.uri = u;
-            this.where = redact(u);
-            this.client = RedisClient.create();
-            this.ownsClient = true;
-            client.setOptions(ClientOptions.builder()
-                    // At most once: a command in flight when the connection breaks fails; it is never re-sent.
-                    .autoReconnect(false)
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
-                    .timeoutOptions(TimeoutOptions.enabled(timeout))
-                    .build());
-        }
-        this.wakeups = new RedisWakeups(client, () -> uri != null
-                ? client.connectPubSub(ByteArrayCodec.INSTANCE, uri) : client.connectPubSub(ByteArrayCodec.INSTANCE),
-                timeout, where);
+        this.connector = b.connector();
+        this.where = connector.where();
+        this.wakeups = new RedisWakeups(connector.client(), connector::connectPubSub, timeout, where);
         try {
             connection(); // a misconfigured store fails at start, not at the first call
         } catch (RuntimeException e) {
@@ -131,7 +111,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /**
      * A store that opens its own client and connection to {@code uri}: {@code redis://[user:password@]host[:port][/db]},
-     * {@code rediss://...} (TLS) or {@code redis-sentinel://[password@]host[:port][,host2[:port2]][/db]#master}.
+     * {@code rediss://...} (TLS) or {@code redis-sentinel://[password@]host[:port][,host2[:port2]][/db]#master}; with
+     * {@link Builder#cluster(boolean) cluster(true)}, {@code redis://} or {@code rediss://} with one or more seed nodes
+     * of a Cluster, {@code redis://[user:password@]host1:port1[,host2:port2]}.
      *
      * @param uri the server's URI
      * @return a builder; {@link Builder#build()} connects
@@ -145,7 +127,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     + " URI: redis://host:6379, rediss://host:6380 (TLS) or redis-sentinel://host:26379#master");
         }
         try {
-            return builder(RedisURI.create(uri));
+            return new Builder(RedisURI.create(uri), uri, null, null);
         } catch (RuntimeException e) {
             throw new IdempotencyConfigurationException("idem.redis.uri = \"" + redactText(uri) + "\" cannot be read: "
                     + e.getMessage(), e);
@@ -159,7 +141,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * @return a builder; {@link Builder#build()} connects
      */
     public static Builder builder(RedisURI uri) {
-        return new Builder(Objects.requireNonNull(uri, "uri"), null);
+        return new Builder(Objects.requireNonNull(uri, "uri"), null, null, null);
     }
 
     /**
@@ -172,21 +154,67 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * @return a builder; {@link Builder#build()} connects
      */
     public static Builder builder(RedisClient client) {
-        return new Builder(null, Objects.requireNonNull(client, "client"));
+        return new Builder(null, null, Objects.requireNonNull(client, "client"), null);
+    }
+
+    /**
+     * A store over a Cluster client the caller owns (and shuts down), created with the seed URIs
+     * ({@code RedisClusterClient.create(uris)}). The store opens its own Cluster connection and closes only that; each
+     * script runs on the master owning its key's slot. The client's options are the caller's, as for
+     * {@link #builder(RedisClient)}.
+     *
+     * @param client a Cluster client
+     * @return a builder; {@link Builder#build()} connects
+     */
+    public static Builder builder(RedisClusterClient client) {
+        return new Builder(null, null, null, Objects.requireNonNull(client, "client"));
     }
 
     /** Configures a {@link RedisIdempotencyStore}. */
     public static final class Builder {
         @Nullable
         private final RedisURI uri;
+        /** The URI as written, which may name several Cluster seeds; null when built from a {@link RedisURI}. */
+        @Nullable
+        private final String text;
         @Nullable
         private final RedisClient client;
+        @Nullable
+        private final RedisClusterClient clusterClient;
+        private boolean cluster;
         private Duration timeout = DEFAULT_TIMEOUT;
         private LongSupplier offsetMillis = () -> 0L;
 
-        private Builder(@Nullable RedisURI uri, @Nullable RedisClient client) {
+        private Builder(@Nullable RedisURI uri, @Nullable String text, @Nullable RedisClient client,
+                        @Nullable RedisClusterClient clusterClient) {
             this.uri = uri;
+            this.text = text;
             this.client = client;
+            this.clusterClient = clusterClient;
+        }
+
+        /**
+         * Whether the URI names a Redis Cluster (its seed nodes), {@code false} unless set: the store then keeps each
+         * key on the master owning its slot and runs its scripts there. A store over a given client takes this from
+         * the client's type instead.
+         *
+         * @param cluster true for a Cluster
+         * @return this builder
+         * @throws IdempotencyConfigurationException for a {@code redis-sentinel://} URI, or a given client of the
+         *                                           other kind
+         */
+        public Builder cluster(boolean cluster) {
+            if (uri == null) {
+                if (cluster != (clusterClient != null)) {
+                    throw new IdempotencyConfigurationException("idem.redis.cluster = " + cluster + " contradicts the"
+                            + " given " + (clusterClient != null ? "RedisClusterClient" : "RedisClient"));
+                }
+            } else if (cluster && !uri.getSentinels().isEmpty()) {
+                throw new IdempotencyConfigurationException("idem.redis.cluster = true cannot use the Sentinel URI "
+                        + uri + ": give the Cluster's nodes as redis://host1:port1,host2:port2");
+            }
+            this.cluster = cluster;
+            return this;
         }
 
         /**
@@ -219,6 +247,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
          */
         public RedisIdempotencyStore build() {
             return new RedisIdempotencyStore(this);
+        }
+
+        private Connector connector() {
+            if (client != null) {
+                return new StandaloneConnector(client, null, false, timeout);
+            }
+            if (clusterClient != null) {
+                return new ClusterConnector(clusterClient, "the given RedisClusterClient", false, timeout);
+            }
+            RedisURI u = Objects.requireNonNull(uri);
+            if (!cluster) {
+                return StandaloneConnector.owning(u, timeout);
+            }
+            return ClusterConnector.owning(text != null ? RedisClusterURIUtil.toRedisURIs(URI.create(text))
+                    : List.of(u), timeout);
         }
     }
 
@@ -304,7 +347,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public void close() {
-        StatefulRedisConnection<byte[], byte[]> open;
+        ScriptConnection open;
         synchronized (connecting) {
             if (closed) {
                 return;
@@ -319,22 +362,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 open.close();
             }
         } finally {
-            if (ownsClient) {
-                client.shutdown(Duration.ZERO, timeout);
-            }
+            connector.shutdown(timeout);
         }
     }
 
-    /** The store's now: the server's {@code TIME}, plus the test offset. */
+    /**
+     * The store's now: the server's {@code TIME}, plus the test offset. On a Cluster, the time of the master owning the
+     * slot of the empty key, each key's scripts reading their own master's clock.
+     */
     Instant serverNow() {
-        List<byte[]> time = await("read the time", "", connection().async().time());
+        List<byte[]> time = await("read the time", "", connection().time(redisKeys("")[0]));
         long micros = Long.parseLong(text(time.get(0))) * 1_000_000L + Long.parseLong(text(time.get(1)));
         return Instant.ofEpochMilli(micros / 1_000 + offsetMillis.getAsLong());
     }
 
-    /** The connection the store uses now, for tests that drop it. */
+    /** The connection the store uses now, for tests that drop it; standalone stores only. */
     StatefulRedisConnection<byte[], byte[]> currentConnection() {
-        return connection();
+        return ((StandaloneConnector.Standalone) connection()).connection();
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -353,23 +397,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private List<Object> run(String operation, String key, Scripts.Script script, String idemKey, byte[]... args) {
         byte[][] keys = redisKeys(idemKey);
-        StatefulRedisConnection<byte[], byte[]> c = connection(operation, key);
+        ScriptConnection c = connection(operation, key);
         try {
-            return await(operation, key, c.async().<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys,
-                    args));
+            return await(operation, key, c.evalsha(script.sha(), keys, args));
         } catch (IdempotencyStoreException e) {
             if (!(e.getCause() instanceof RedisNoScriptException)) {
                 throw e;
             }
         }
         // The server does not know the script (first use, a restart, SCRIPT FLUSH): load it and run it again. A
-        // NOSCRIPT reply means the script did not run, so running it now is its only run.
-        await(operation, key, c.async().scriptLoad(script.source()));
-        return await(operation, key, c.async().<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys,
-                args));
+        // NOSCRIPT reply means the script did not run, so running it now is its only run. On a Cluster the script is
+        // loaded on the master that answered, the one owning the keys' slot.
+        await(operation, key, c.scriptLoad(keys[0], script.source()));
+        return await(operation, key, c.evalsha(script.sha(), keys, args));
     }
 
-    private <T> T await(String operation, String key, RedisFuture<T> future) {
+    private <T> T await(String operation, String key, CompletableFuture<T> future) {
         try {
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -389,12 +432,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private StatefulRedisConnection<byte[], byte[]> connection() {
+    private ScriptConnection connection() {
         return connection("connect", "");
     }
 
-    private StatefulRedisConnection<byte[], byte[]> connection(String operation, String key) {
-        StatefulRedisConnection<byte[], byte[]> c = connection;
+    private ScriptConnection connection(String operation, String key) {
+        ScriptConnection c = connection;
         if (c != null && c.isOpen() && !closed) {
             return c;
         }
@@ -418,8 +461,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                         + connectFailure.getMessage(), connectFailure);
             }
             try {
-                c = uri != null ? client.connect(ByteArrayCodec.INSTANCE, uri) : client.connect(ByteArrayCodec.INSTANCE);
-                c.setTimeout(timeout);
+                c = connector.connect();
             } catch (RuntimeException e) {
                 connection = null;
                 connectFailedAt = System.nanoTime();
@@ -442,7 +484,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         if (failure instanceof RedisCommandExecutionException) {
             return;
         }
-        StatefulRedisConnection<byte[], byte[]> c = connection;
+        ScriptConnection c = connection;
         if (c != null) {
             synchronized (connecting) {
                 if (connection == c) {
@@ -508,10 +550,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return "scope " + parts[1] + ":" + parts[2];
         }
         return "a key outside any scope";
-    }
-
-    private static String redact(RedisURI uri) {
-        return uri.toString(); // RedisURI.toString leaves out the password
     }
 
     static String redactText(String uri) {

@@ -15,14 +15,17 @@ import java.util.regex.Pattern;
 
 /**
  * Makes the Redis store known as {@code redis}. Keys: {@code idem.redis.uri} (required: {@code redis://},
- * {@code rediss://} for TLS, an ACL user and password in the URI, or {@code redis-sentinel://}) and
- * {@code idem.redis.timeout} [2s], the longest a command may take ({@code 500ms}, {@code 2s}, {@code 1m} or ISO-8601
- * such as {@code PT2S}). The engine's clock is not used: time is the server's.
+ * {@code rediss://} for TLS, an ACL user and password in the URI, or {@code redis-sentinel://}),
+ * {@code idem.redis.cluster} [false], true when the URI names seed nodes of a Redis Cluster
+ * ({@code redis://host1:port1,host2:port2}), and {@code idem.redis.timeout} [2s], the longest a command may take
+ * ({@code 500ms}, {@code 2s}, {@code 1m} or ISO-8601 such as {@code PT2S}). The engine's clock is not used: time is
+ * the server's.
  */
 public final class RedisStoreProvider implements IdempotencyStoreProvider {
     static final String URI = "uri";
     static final String TIMEOUT = "timeout";
-    private static final Set<String> KEYS = Set.of(URI, TIMEOUT);
+    static final String CLUSTER = "cluster";
+    private static final Set<String> KEYS = Set.of(URI, TIMEOUT, CLUSTER);
     private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m)");
 
     /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
@@ -39,7 +42,7 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
         for (String key : properties.keySet()) {
             if (!KEYS.contains(key)) {
                 throw new IdempotencyConfigurationException("unknown configuration key idem.redis." + key
-                        + "; the redis store knows idem.redis.uri and idem.redis.timeout");
+                        + "; the redis store knows idem.redis.uri, idem.redis.cluster and idem.redis.timeout");
             }
         }
         String uri = properties.get(URI);
@@ -48,11 +51,23 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
                     + " redis://localhost:6379");
         }
         RedisIdempotencyStore.Builder builder = RedisIdempotencyStore.builder(uri.trim());
+        String cluster = properties.get(CLUSTER);
+        if (cluster != null) {
+            builder.cluster(bool(cluster));
+        }
         String timeout = properties.get(TIMEOUT);
         if (timeout != null) {
             builder.timeout(duration(timeout));
         }
         return builder.build();
+    }
+
+    private static boolean bool(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        if (!t.equals("true") && !t.equals("false")) {
+            throw new IdempotencyConfigurationException("idem.redis.cluster = \"" + text + "\" is not true or false");
+        }
+        return t.equals("true");
     }
 
     /** A duration such as {@code 500ms}, {@code 2s}, {@code 1m} or ISO-8601 {@code PT2S}. */

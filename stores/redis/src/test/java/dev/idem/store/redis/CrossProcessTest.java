@@ -41,7 +41,7 @@ class CrossProcessTest {
 
     @BeforeAll
     static void startRedis() throws Exception {
-        server = RedisServerProcess.start("the cross-process tests count commands on a server of their own");
+        server = RedisServerProcess.start("the cross-process tests (they count commands on a server of their own) are");
         adminClient = RedisClient.create(server.uri());
         admin = adminClient.connect();
     }

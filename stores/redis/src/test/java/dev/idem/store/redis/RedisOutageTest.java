@@ -53,7 +53,7 @@ class RedisOutageTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aServerKilledMidRunFailsCallsClosedRunsNothingTwiceAndServesAgainOnceRestarted() throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(16);
-        try (RedisServerProcess server = RedisServerProcess.start("the outage test kills a server of its own");
+        try (RedisServerProcess server = RedisServerProcess.start("the outage test (it kills a server of its own) is");
              IdemEngine one = engine(server.uri()); IdemEngine two = engine(server.uri())) {
             IdempotentOperation<String> viaOne = one.operation(policy, String.class);
             IdempotentOperation<String> viaTwo = two.operation(policy, String.class);

@@ -1,5 +1,6 @@
 package dev.idem.store.redis;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -7,74 +8,96 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * A real {@code redis-server} from the PATH that a test owns: started on a loopback port without persistence, stopped
- * and started again on the same port when the test says so (an outage), stopped by {@link #close()}. Its files go
- * under {@code idem.test.dir}. Without a {@code redis-server} on the PATH the test is skipped, saying why.
+ * A {@code redis-server} from the PATH that a test starts on a loopback port, in its own folder under
+ * {@code target/} (its log is {@code redis.log} there), without persistence; {@link #close()} stops it. Starting waits
+ * at most 20 seconds for the port to answer. A test may also kill it (an outage: no goodbye to its clients) and start
+ * it again on the same port.
  */
 final class RedisServerProcess implements AutoCloseable {
-    private final Path binary;
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+
+    private final List<String> command;
     private final int port;
     private final Path dir;
     private Process process;
 
-    private RedisServerProcess(Path binary, int port) throws IOException {
-        this.binary = binary;
+    private RedisServerProcess(List<String> command, int port, Path dir) {
+        this.command = List.copyOf(command);
         this.port = port;
-        this.dir = Path.of(System.getProperty("idem.test.dir", "target"), "redis-" + port).toAbsolutePath();
-        Files.createDirectories(dir);
+        this.dir = dir;
     }
 
-    /** Starts a server on a free port, or skips the test when there is no {@code redis-server} on the PATH. */
-    static RedisServerProcess start(String why) throws Exception {
+    /** A plain server on a free port; when there is no {@code redis-server} the calling test is skipped. */
+    static RedisServerProcess start(String what) throws IOException, InterruptedException {
+        return start(binaryOrSkip(what), "redis", freePort(), List.of(), List.of());
+    }
+
+    /** The {@code redis-server} on the PATH; when there is none the calling test is skipped, saying why. */
+    static Path binaryOrSkip(String what) {
         Path binary = onPath("redis-server");
         if (binary == null) {
-            String reason = "no redis-server is on the PATH: " + why;
+            String reason = "no redis-server is on the PATH: " + what + " skipped";
             System.out.println(reason);
             assumeTrue(false, reason);
         }
-        int port;
+        return binary;
+    }
+
+    /** A port nobody listens on now, on the loopback interface. */
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
+            return s.getLocalPort();
         }
-        RedisServerProcess server = new RedisServerProcess(binary, port);
+    }
+
+    /** The folder a server named {@code name} on {@code port} works in, created. */
+    static Path dirFor(String name, int port) throws IOException {
+        Path dir = Path.of(System.getProperty("idem.test.dir", "target"), name + "-" + port).toAbsolutePath();
+        Files.createDirectories(dir);
+        return dir;
+    }
+
+    /**
+     * Starts {@code redis-server leading... --port port --bind 127.0.0.1 --dir dir --save "" --appendonly no
+     * options...} and waits until the port answers.
+     *
+     * @param leading what comes first, such as a configuration file and {@code --sentinel}
+     * @param options further options, such as {@code --cluster-enabled yes}
+     */
+    static RedisServerProcess start(Path binary, String name, int port, List<String> leading, List<String> options)
+            throws IOException, InterruptedException {
+        Path dir = dirFor(name, port);
+        List<String> command = new ArrayList<>();
+        command.add(binary.toString());
+        command.addAll(leading);
+        command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir", dir.toString(),
+                "--save", "", "--appendonly", "no", "--daemonize", "no"));
+        command.addAll(options);
+        RedisServerProcess server = new RedisServerProcess(command, port, dir);
         server.startAgain();
         return server;
     }
 
-    String uri() {
-        return "redis://127.0.0.1:" + port;
-    }
-
-    int port() {
-        return port;
-    }
-
-    Path binary() {
-        return binary;
-    }
-
-    /** Starts the server (again) on its port and waits until it accepts connections. */
-    void startAgain() throws Exception {
-        process = new ProcessBuilder(List.of(binary.toString(), "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-                "--daemonize", "no"))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
-                        dir.resolve("redis.log").toFile())).start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    /** Starts the server (again, after {@link #kill}) on its port and waits until the port answers. */
+    void startAgain() throws IOException, InterruptedException {
+        process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile())).start();
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (true) {
             try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
                 return;
             } catch (IOException notYet) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
                     process.destroyForcibly();
-                    throw new IllegalStateException("redis-server did not start on port " + port + "; see "
-                            + dir.resolve("redis.log"));
+                    throw new IllegalStateException("redis-server did not start on port " + port + " within "
+                            + START_TIMEOUT + "; see " + dir.resolve("redis.log") + ": " + String.join(" ", command));
                 }
                 Thread.sleep(50);
             }
@@ -83,18 +106,28 @@ final class RedisServerProcess implements AutoCloseable {
 
     /** Kills the server at once (an outage: no goodbye to its clients) and waits until it is gone. */
     void kill() throws InterruptedException {
-        if (process != null) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
 
+    int port() {
+        return port;
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** Stops the server, forcibly if it has not stopped within 10 seconds. */
     @Override
     public void close() throws InterruptedException {
-        if (process != null) {
-            process.destroy();
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
         }
     }
 
@@ -103,8 +136,8 @@ final class RedisServerProcess implements AutoCloseable {
         if (path == null) {
             return null;
         }
-        for (String d : path.split(java.io.File.pathSeparator)) {
-            Path candidate = Path.of(d, name);
+        for (String dir : path.split(File.pathSeparator)) {
+            Path candidate = Path.of(dir, name);
             if (Files.isExecutable(candidate)) {
                 return candidate;
             }

@@ -1,5 +1,8 @@
 package dev.idem.store.redis;
 
+import java.nio.file.Path;
+import java.util.List;
+
 /**
  * The Redis the tests use: the server at {@code IDEM_TEST_REDIS_URI} when set (CI sets it), else a real
  * {@code redis-server} from the PATH started on a free loopback port without persistence
@@ -19,11 +22,12 @@ final class TestRedis implements AutoCloseable {
         if (configured != null && !configured.isBlank()) {
             return new TestRedis(configured.trim(), null);
         }
-        RedisServerProcess process = RedisServerProcess.start("IDEM_TEST_REDIS_URI is not set either, so the"
-                + " Redis store's tests are skipped");
-        System.out.println("IDEM_TEST_REDIS_URI is not set: the Redis store's tests run on " + process.binary()
-                + " at port " + process.port());
-        return new TestRedis(process.uri(), process);
+        Path binary = RedisServerProcess.binaryOrSkip("IDEM_TEST_REDIS_URI is not set and the Redis store's tests are");
+        RedisServerProcess server = RedisServerProcess.start(binary, "redis", RedisServerProcess.freePort(), List.of(),
+                List.of());
+        System.out.println("IDEM_TEST_REDIS_URI is not set: the Redis store's tests run on " + binary + " at port "
+                + server.port());
+        return new TestRedis(server.uri(), server);
     }
 
     String uri() {

@@ -1,0 +1,276 @@
+package dev.idem.benchmarks;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Runs {@link RedisBenchmarks} at 1, 8 and 32 threads against a redis-server it starts from the PATH (on a free
+ * loopback port, without persistence, stopped at the end), counts the round trips of each kind of call on that server
+ * ({@code INFO commandstats} before and after 1,000 calls), and writes the "Redis store" section of
+ * {@code docs/benchmarks.md} (between its markers; appended when absent).
+ *
+ * <pre>
+ * mvn -q -B -ntp -pl benchmarks -am package -DskipTests
+ * java -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.RedisReport docs/benchmarks.md
+ * </pre>
+ *
+ * Arguments: {@code docs/benchmarks.md [warmup iterations (4)] [measurement iterations (3)]}, each iteration 1 s.
+ */
+public final class RedisReport {
+    static final String START = "<!-- redis-benchmarks:start -->";
+    static final String END = "<!-- redis-benchmarks:end -->";
+    static final String COMMAND = "java -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.RedisReport"
+            + " docs/benchmarks.md";
+    private static final int[] THREADS = {1, 8, 32};
+    private static final int COUNTED_CALLS = 1_000;
+    /**
+     * Every command the redis store sends: its scripts, and a connection's handshake. Commandstats also counts what
+     * the scripts run inside Redis (HMGET, HSET, TIME...), which are not round trips, so an Idem call counts only these.
+     */
+    private static final Set<String> SENT_BY_THE_STORE = Set.of("evalsha", "eval", "script|load", "hello", "auth",
+            "client|setinfo", "select", "ping");
+
+    private RedisReport() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path docs = Path.of(args.length > 0 ? args[0] : "docs/benchmarks.md");
+        int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 4;
+        int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        Process server = null;
+        try {
+            int port = freePort();
+            server = startRedis(port);
+            String uri = "redis://127.0.0.1:" + port;
+            System.setProperty(RedisBenchmarks.URI_PROPERTY, uri);
+            Map<String, Double> roundTrips = countRoundTrips(uri);
+            Map<Integer, Map<String, Double>> scores = new HashMap<>();
+            for (int threads : THREADS) {
+                Options options = new OptionsBuilder().include(RedisBenchmarks.class.getName() + "\\.")
+                        .threads(threads).forks(1).warmupIterations(warmups).warmupTime(TimeValue.seconds(1))
+                        .measurementIterations(iterations).measurementTime(TimeValue.seconds(1))
+                        .jvmArgsAppend("-D" + RedisBenchmarks.URI_PROPERTY + "=" + uri).build();
+                Map<String, Double> byName = new HashMap<>();
+                for (RunResult r : new Runner(options).run()) {
+                    String name = r.getParams().getBenchmark();
+                    byName.put(name.substring(name.lastIndexOf('.') + 1), r.getPrimaryResult().getScore());
+                }
+                scores.put(threads, byName);
+            }
+            write(docs, section(scores, roundTrips, warmups, iterations));
+            System.out.println("wrote the Redis section of " + docs);
+        } finally {
+            if (server != null) {
+                server.destroy();
+                if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                    server.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    /** Round trips per call of each benchmark, counted on the server: the commandstats delta over 1,000 calls. */
+    private static Map<String, Double> countRoundTrips(String uri) {
+        RedisBenchmarks bench = new RedisBenchmarks();
+        RedisBenchmarks.Redis redis = new RedisBenchmarks.Redis();
+        RedisBenchmarks.Keys keys = new RedisBenchmarks.Keys();
+        RedisClient adminClient = RedisClient.create(uri);
+        Map<String, Double> perCall = new HashMap<>();
+        try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
+            redis.connect();
+            try {
+                perCall.put("baselineSetNxSetXx", count(admin, false, () -> bench.baselineSetNxSetXx(redis, keys)));
+                perCall.put("baselineGet", count(admin, false, () -> bench.baselineGet(redis)));
+                RedisBenchmarks.Here here = new RedisBenchmarks.Here();
+                here.install(redis);
+                perCall.put("idemFresh", count(admin, true, () -> bench.idemFresh(here, keys)));
+                perCall.put("idemReplayHeldHere", count(admin, true, () -> bench.idemReplayHeldHere(here)));
+                RedisBenchmarks.Elsewhere elsewhere = new RedisBenchmarks.Elsewhere();
+                elsewhere.install(redis);
+                perCall.put("idemReplayFromRedis", count(admin, true, () -> bench.idemReplayFromRedis(elsewhere)));
+                elsewhere.replaysWereReplays();
+            } finally {
+                redis.close();
+            }
+        } finally {
+            adminClient.shutdown();
+        }
+        return perCall;
+    }
+
+    /**
+     * Commands the server received per call over {@link #COUNTED_CALLS} calls, after 100 calls of warm-up (connections
+     * open, scripts loaded). With {@code scripts}, only the commands the store sends count, not those its scripts run
+     * inside the server.
+     */
+    private static double count(StatefulRedisConnection<String, String> admin, boolean scripts, Runnable call) {
+        for (int i = 0; i < 100; i++) {
+            call.run();
+        }
+        Map<String, Long> before = commandStats(admin.sync().info("commandstats"));
+        for (int i = 0; i < COUNTED_CALLS; i++) {
+            call.run();
+        }
+        Map<String, Long> after = commandStats(admin.sync().info("commandstats"));
+        long sent = 0;
+        for (Map.Entry<String, Long> e : after.entrySet()) {
+            String command = e.getKey();
+            if (command.equals("info") || (scripts && !SENT_BY_THE_STORE.contains(command))) {
+                continue;
+            }
+            sent += e.getValue() - before.getOrDefault(command, 0L);
+        }
+        return sent / (double) COUNTED_CALLS;
+    }
+
+    private static Map<String, Long> commandStats(String info) {
+        Map<String, Long> calls = new HashMap<>();
+        Matcher m = Pattern.compile("cmdstat_([^:]+):calls=(\\d+)").matcher(info);
+        while (m.find()) {
+            calls.put(m.group(1), Long.parseLong(m.group(2)));
+        }
+        return calls;
+    }
+
+    private static String section(Map<Integer, Map<String, Double>> scores, Map<String, Double> roundTrips,
+                                  int warmups, int iterations) {
+        StringBuilder s = new StringBuilder();
+        Consumer<String> line = l -> s.append(l).append('\n');
+        line.accept(START);
+        line.accept("## The Redis store");
+        line.accept("");
+        line.accept("Generated on " + LocalDate.now() + " by `RedisReport` (" + warmups + " warm-up and " + iterations
+                + " measured iterations of 1 s, one fork, per thread count); regenerate with:");
+        line.accept("");
+        line.accept("```sh");
+        line.accept("mvn -q -B -ntp -pl benchmarks -am package -DskipTests");
+        line.accept(COMMAND);
+        line.accept("```");
+        line.accept("");
+        line.accept("Machine: " + Runtime.getRuntime().availableProcessors() + " cores, "
+                + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + "; a redis-server "
+                + "the command starts on loopback (" + redisVersion() + "), so client and server share the cores. Load "
+                + "average when the section was written: " + String.format(Locale.ROOT, "%.1f",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage())
+                + " (other work on the machine makes every score here noisy; compare ratios, not absolutes).");
+        line.accept("`@Idempotent` (compile-time woven, the `redis` store, java codec) against the same work done "
+                + "bare on the same Lettuce client and server: a fresh call (claim, run, complete) against "
+                + "`SET k v NX PX` + `SET k v XX PX`; a replay of a result this JVM does not hold (the claim that "
+                + "loses returns the record; the replaying engine's clock runs a day ahead so its in-memory results "
+                + "are always stale to it, as for a process that did not compute them) against the same pair and "
+                + "against one `GET`; and a replay of a result this JVM holds. Throughput in calls per millisecond, "
+                + "all threads together; a ratio is Idem's throughput over the baseline's (goal >= 0.8). With several "
+                + "threads, replays of the one key that meet in flight coalesce in the JVM (one claim answers every "
+                + "caller waiting on it), so their throughput can pass the bare GET's.");
+        line.accept("");
+        line.accept("| threads | SET NX + SET XX | `idemFresh` | ratio | GET | `idemReplayFromRedis` | ratio to "
+                + "SET NX + SET XX | ratio to GET | `idemReplayHeldHere` |");
+        line.accept("|---|---|---|---|---|---|---|---|---|");
+        for (int threads : THREADS) {
+            Map<String, Double> t = scores.get(threads);
+            double pair = t.get("baselineSetNxSetXx");
+            double get = t.get("baselineGet");
+            double fresh = t.get("idemFresh");
+            double remote = t.get("idemReplayFromRedis");
+            line.accept(String.format(Locale.ROOT, "| %d | %.2f | %.2f | %s | %.2f | %.2f | %s | %s | %.0f |",
+                    threads, pair, fresh, ratio(fresh / pair), get, remote, ratio(remote / pair),
+                    ratio(remote / get), t.get("idemReplayHeldHere")));
+        }
+        line.accept("");
+        line.accept("Round trips per call, counted on the server (`INFO commandstats` before and after "
+                + COUNTED_CALLS + " calls, after 100 of warm-up; for Idem's calls only the commands the store sends "
+                + "count (EVALSHA, SCRIPT LOAD and a connection's handshake), not those its scripts run inside Redis):");
+        line.accept("");
+        line.accept("| call | round trips | goal |");
+        line.accept("|---|---|---|");
+        line.accept(String.format(Locale.ROOT, "| `idemFresh` | %.2f | 2 |", roundTrips.get("idemFresh")));
+        line.accept(String.format(Locale.ROOT, "| `idemReplayFromRedis` | %.2f | 1 |",
+                roundTrips.get("idemReplayFromRedis")));
+        line.accept(String.format(Locale.ROOT, "| `idemReplayHeldHere` | %.2f | 0 |",
+                roundTrips.get("idemReplayHeldHere")));
+        line.accept(String.format(Locale.ROOT, "| baseline SET NX + SET XX | %.2f | |",
+                roundTrips.get("baselineSetNxSetXx")));
+        line.accept(String.format(Locale.ROOT, "| baseline GET | %.2f | |", roundTrips.get("baselineGet")));
+        line.accept(END);
+        return s.toString();
+    }
+
+    private static String ratio(double r) {
+        return String.format(Locale.ROOT, r >= 0.8 ? "%.2f" : "**%.2f**", r);
+    }
+
+    private static void write(Path docs, String section) throws IOException {
+        String text = Files.exists(docs) ? Files.readString(docs) : "# Benchmarks\n";
+        int start = text.indexOf(START);
+        int end = text.indexOf(END);
+        if (start >= 0 && end > start) {
+            text = text.substring(0, start) + section + text.substring(end + END.length() + 1);
+        } else {
+            text = text.endsWith("\n") ? text + "\n" + section : text + "\n\n" + section;
+        }
+        Files.writeString(docs, text);
+    }
+
+    private static String redisVersion() {
+        try {
+            Process p = new ProcessBuilder("redis-server", "--version").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).trim();
+            p.waitFor(10, TimeUnit.SECONDS);
+            Matcher m = Pattern.compile("v=(\\S+)").matcher(out);
+            return m.find() ? "Redis " + m.group(1) : out;
+        } catch (IOException | InterruptedException e) {
+            return "Redis, version unknown";
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static Process startRedis(int port) throws IOException, InterruptedException {
+        Path dir = Path.of("benchmarks", "target", "redis-" + port).toAbsolutePath();
+        Files.createDirectories(dir);
+        Process p = new ProcessBuilder(List.of("redis-server", "--port", Integer.toString(port), "--bind",
+                "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString()))
+                .redirectErrorStream(true).redirectOutput(new File(dir.toFile(), "redis.log")).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                return p;
+            } catch (IOException notYet) {
+                if (!p.isAlive() || System.nanoTime() > deadline) {
+                    p.destroyForcibly();
+                    throw new IllegalStateException("redis-server did not start on port " + port + "; see " + dir
+                            + "/redis.log (is redis-server on the PATH?)");
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.idem.store.redis;
+
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What one typical record costs in Redis, as the README states it: {@code MEMORY USAGE} of the record and of its token
+ * counter, for the record shape of the in-memory store's measurement (benchmarks' {@code MemoryPerRecord}): a key as
+ * the engine makes it ({@code idem:prod:payments:charge:<32 hex>}), a 64-hex payload hash, one engine's owner and a
+ * 100-byte result, kept for an hour; and the same with a 32-byte result, which keeps the record in Redis's compact
+ * encoding. Averaged over {@link #RECORDS} records each; fails when a record grows past the README's figures.
+ */
+class MemoryPerRecordTest {
+    private static final int RECORDS = 100;
+    private static final int RESULT_BYTES = 100;
+    /** A result that fits Redis's compact hash encoding (values up to hash-max-listpack-value, 64 bytes). */
+    private static final int SMALL_RESULT_BYTES = 32;
+    /** The README's figures, rounded up: a record and its counter together. */
+    private static final long BUDGET_BYTES = 1_200;
+    private static final long SMALL_BUDGET_BYTES = 600;
+    private static TestRedis redis;
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        redis = TestRedis.start();
+    }
+
+    @AfterAll
+    static void stopRedis() throws Exception {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @Test
+    void aTypicalCompletedRecordAndItsCounterTakeUnderTheReadmesFigure() {
+        long[] typical = measure(RESULT_BYTES);
+        long[] small = measure(SMALL_RESULT_BYTES);
+        for (long[] m : new long[][] {typical, small}) {
+            System.out.printf(Locale.ROOT, "Redis MEMORY USAGE of a record with a %d-byte result: %d bytes (%s),"
+                    + " its counter %d bytes, %d together%n", m[0], m[1], m[3] == 1 ? "listpack" : "hashtable", m[2],
+                    m[1] + m[2]);
+        }
+        assertTrue(typical[1] + typical[2] <= BUDGET_BYTES, "a record and its counter take "
+                + (typical[1] + typical[2]) + " bytes, more than the README's " + BUDGET_BYTES);
+        assertTrue(small[1] + small[2] <= SMALL_BUDGET_BYTES, "a record with a small result and its counter take "
+                + (small[1] + small[2]) + " bytes, more than the README's " + SMALL_BUDGET_BYTES);
+    }
+
+    /**
+     * {result bytes, average record bytes, average counter bytes, 1 when every record was a listpack} over
+     * {@link #RECORDS} records completed with a random result of {@code resultBytes}; the records are deleted.
+     */
+    private static long[] measure(int resultBytes) {
+        String run = UUID.randomUUID().toString().substring(0, 4); // this run's keys are its own
+        RedisClient client = RedisClient.create(redis.uri());
+        long recordBytes = 0;
+        long counterBytes = 0;
+        boolean listpack = true;
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(redis.uri()).build();
+             StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE)) {
+            RedisCommands<byte[], byte[]> admin = c.sync();
+            HexFormat hex = HexFormat.of();
+            for (int i = 0; i < RECORDS; i++) {
+                String key = "idem:prod:payments:charge:" + run + hex.formatHex(random(14));
+                long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(new ClaimRequest(key,
+                        hex.formatHex(random(32)), "4711/1a2b3c4d", Duration.ofSeconds(30), Duration.ZERO)))
+                        .fencingToken();
+                assertTrue(store.complete(key, token, random(resultBytes), Duration.ofHours(1)));
+                byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+                recordBytes += admin.memoryUsage(keys[0]);
+                counterBytes += admin.memoryUsage(keys[1]);
+                listpack &= "listpack".equals(admin.objectEncoding(keys[0]));
+                admin.del(keys[0], keys[1]);
+            }
+        } finally {
+            client.shutdown();
+        }
+        return new long[] {resultBytes, recordBytes / RECORDS, counterBytes / RECORDS, listpack ? 1 : 0};
+    }
+
+    private static byte[] random(int n) {
+        byte[] b = new byte[n];
+        ThreadLocalRandom.current().nextBytes(b);
+        return b;
+    }
+}
