@@ -740,9 +740,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (key.isEmpty()) {
             return "the store";
         }
-        String[] parts = key.split(":", 4);
-        if (parts.length == 4 && parts[0].equals("idem")) {
-            return "scope " + parts[1] + ":" + parts[2];
+        // The hash is the last part; a scope may hold colons itself ("gemini-lab:daily-content").
+        int hash = key.lastIndexOf(':');
+        if (key.startsWith("idem:") && hash > "idem:".length() && key.substring(5, hash).indexOf(':') > 0) {
+            return "scope " + key.substring(5, hash);
         }
         return "a key outside any scope";
     }
