@@ -59,11 +59,15 @@ enum Dialect {
         if (p.contains("sqlite")) {
             return SQLITE;
         }
-        if (p.contains("mariadb") || p.contains("mysql")) {
+        if (p.contains("mariadb")) {
             return MARIADB;
         }
+        if (p.contains("mysql")) {
+            throw new IllegalArgumentException("the jdbc store does not support MySQL yet: its fencing tokens come from"
+                    + " a sequence, which MySQL lacks; it supports PostgreSQL, MariaDB 10.3+, SQLite and H2");
+        }
         throw new IllegalArgumentException("the jdbc store does not support " + productName
-                + "; it supports PostgreSQL, MariaDB/MySQL, SQLite and H2");
+                + "; it supports PostgreSQL, MariaDB 10.3+, SQLite and H2");
     }
 
     String insertIfAbsent(String table, String columns, String values) {

@@ -38,7 +38,7 @@ import java.util.regex.Pattern;
 
 /**
  * An {@link IdempotencyStore} over one SQL table, shared by every process that uses the database: PostgreSQL,
- * MariaDB/MySQL, SQLite or H2, detected from the database's metadata.
+ * MariaDB (10.3+), SQLite or H2, detected from the database's metadata.
  *
  * <p><b>Time</b> is the database's: every timestamp is the database's now (in epoch milliseconds, stored as BIGINT)
  * read in the statement that writes it, so processes with skewed clocks agree.
@@ -178,7 +178,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /**
      * A store over a {@link DataSource} the caller owns (and closes): the store borrows a connection per operation.
      *
-     * @param dataSource a pooled data source of a PostgreSQL, MariaDB/MySQL, SQLite or H2 database
+     * @param dataSource a pooled data source of a PostgreSQL, MariaDB, SQLite or H2 database
      * @return a builder; {@link Builder#build()} checks the table
      */
     public static Builder builder(DataSource dataSource) {

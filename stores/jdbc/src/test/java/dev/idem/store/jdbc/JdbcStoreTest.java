@@ -112,6 +112,13 @@ class JdbcStoreTest {
     }
 
     @Test
+    void mySqlIsRefusedSayingWhy() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dialect.of("MySQL"));
+        assertTrue(e.getMessage().contains("MySQL lacks"), e.getMessage());
+        assertEquals(Dialect.MARIADB, Dialect.of("MariaDB"));
+    }
+
+    @Test
     void tableNamesAreIdentifiers() {
         for (String bad : List.of("", "1records", "idem records", "records;drop table x", "a.b.c", "\"quoted\"",
                 "x".repeat(57), "s." + "x".repeat(57))) {
