@@ -2,7 +2,6 @@ package dev.idem.store.jdbc;
 
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,25 +23,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * keys, and each key is taken over exactly once (one TAKEOVER event, one execution, a larger token); a late
  * completion carrying the dead owner's token is refused.
  */
-class CrashTakeoverTest {
+class CrashTakeoverTest extends CrossProcessSuite {
     private static final int KEYS = 4;
-    private final String url = TestPostgres.url();
-    private final String table = JdbcStoreTck.uniqueTable();
-    private SideTable side;
 
-    @AfterEach
-    void drop() throws Exception {
-        JdbcStoreTck.dropTable(url, table);
-        if (side != null) {
-            side.drop();
-        }
-    }
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aKilledOwnersKeysAreTakenOverOnceEachAndItsLateCompletionIsRefused() throws Exception {
-        JdbcIdempotencyStore.builder(url).table(table).createTable(true).build().close();
-        side = SideTable.create(url, table);
+        createTables(true);
         String scope = "suite:crash-" + UUID.randomUUID();
         String[] common = {"url=" + url, "table=" + table, "scope=" + scope, "lease=1500"};
 

@@ -1,6 +1,5 @@
 package dev.idem.store.jdbc;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,28 +21,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * into a side-effect table. Afterwards that table holds exactly one row per key, and every one of the
  * JVMS x THREADS x KEYS callers got its key's one result: the result that execution wrote beside its row.
  */
-class ExactlyOnceAcrossProcessesTest {
+class ExactlyOnceAcrossProcessesTest extends CrossProcessSuite {
     static final int JVMS = 4;
     static final int THREADS = 8;
     /** 200 unless {@code -Didem.suite.keys=N} asks for a longer run. */
     static final int KEYS = Integer.getInteger("idem.suite.keys", 200);
-    private final String url = TestPostgres.url();
-    private final String table = JdbcStoreTck.uniqueTable();
-    private SideTable side;
 
-    @AfterEach
-    void drop() throws Exception {
-        JdbcStoreTck.dropTable(url, table);
-        if (side != null) {
-            side.drop();
-        }
-    }
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void everyKeyRunsOnceAndEveryCallerGetsItsResult() throws Exception {
-        JdbcIdempotencyStore.builder(url).table(table).createTable(true).build().close();
-        side = SideTable.create(url, table);
+        createTables(true);
         String scope = "suite:exactly-once-" + UUID.randomUUID();
         List<WorkerProcess> workers = new ArrayList<>();
         try {

@@ -10,7 +10,6 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,20 +28,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lease; meanwhile this JVM's claims of the key (through an engine, and straight at the store) keep meeting it
  * IN_PROGRESS under the same token, never taking it over, and afterwards replay its result.
  */
-class HeartbeatTest {
+class HeartbeatTest extends CrossProcessSuite {
     private static final long LEASE_MILLIS = 1_500;
-    private final String url = TestPostgres.url();
-    private final String table = JdbcStoreTck.uniqueTable();
 
-    @AfterEach
-    void drop() throws Exception {
-        JdbcStoreTck.dropTable(url, table);
-    }
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void anExecutionLongerThanItsLeaseIsNeverTakenOverWhileItsOwnerLives() throws Exception {
-        JdbcIdempotencyStore.builder(url).table(table).createTable(true).build().close();
+        createTables(false);
         String scope = "suite:heartbeat-" + UUID.randomUUID();
         IdempotencyPolicy policy = IdempotencyPolicy.custom().operation("JdbcWorker#run").scope(scope)
                 .lease(Duration.ofMillis(LEASE_MILLIS)).ttl("10m").onInProgress(OnInProgress.THROW).build();

@@ -8,7 +8,6 @@ import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
 import dev.idem.store.tck.LoopbackProxy;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,19 +32,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the server: every call fails closed with {@link IdempotencyStoreException}, the method does not run and nothing is
  * written; once the database is back, the same application (engine, store and pool unchanged) runs the calls.
  */
-class OutageTest {
-    private final String table = JdbcStoreTck.uniqueTable();
-    private final String url = TestPostgres.url();
+class OutageTest extends CrossProcessSuite {
 
-    @AfterEach
-    void drop() throws Exception {
-        JdbcStoreTck.dropTable(url, table);
-    }
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void callsFailClosedWhileTheDatabaseIsAwayAndSucceedOnceItIsBack() throws Exception {
-        JdbcIdempotencyStore.builder(url).table(table).createTable(true).build().close();
+        createTables(false);
         URI server = URI.create(url.substring("jdbc:".length()));
         AtomicInteger runs = new AtomicInteger();
         IdempotencyPolicy policy = IdempotencyPolicy.custom().operation("Orders#place")

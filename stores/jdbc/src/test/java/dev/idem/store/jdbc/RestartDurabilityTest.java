@@ -1,6 +1,5 @@
 package dev.idem.store.jdbc;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,21 +17,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Restart durability on SQLite: a JVM completes a call into a database file and exits; a second JVM, started after
  * it, replays the stored result from the file and does not run the method.
  */
-class RestartDurabilityTest {
-    private final Path dir = Path.of(System.getProperty("idem.test.dir", "target"), "sqlite").toAbsolutePath();
-    private final String url = "jdbc:sqlite:" + dir.resolve("restart-" + UUID.randomUUID() + ".db");
-    private final String table = JdbcStoreTck.uniqueTable();
+class RestartDurabilityTest extends CrossProcessSuite {
+    private static final Path DIR = Path.of(System.getProperty("idem.test.dir", "target"), "sqlite").toAbsolutePath();
 
-    @AfterEach
-    void drop() throws Exception {
-        JdbcStoreTck.dropTable(url, table);
+    RestartDurabilityTest() {
+        super("jdbc:sqlite:" + DIR.resolve("restart-" + UUID.randomUUID() + ".db"));
     }
+
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aCompletedRecordSurvivesTheRestartAndIsReplayed() throws Exception {
-        Files.createDirectories(dir);
-        JdbcIdempotencyStore.builder(url).table(table).createTable(true).build().close();
+        Files.createDirectories(DIR);
+        createTables(false);
         String[] args = {"url=" + url, "table=" + table, "scope=suite:restart-" + UUID.randomUUID(), "key=k"};
 
         List<String> first;
