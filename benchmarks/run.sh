@@ -16,8 +16,10 @@ jar=benchmarks/target/benchmarks.jar
 agent=$(ls agent/target/idem-agent-*.jar | grep -v original)
 out=benchmarks/target
 
-# Everything but the agent comparison, with allocation per operation (-prof gc).
-java -jar "$jar" "${opts[@]}" -prof gc -rf csv -rff "$out/jmh-main.csv" -e AgentBenchmarks
+# Everything but the agent comparison and the store benchmarks (their own commands write their sections of the
+# report, which Report keeps), with allocation per operation (-prof gc).
+java -jar "$jar" "${opts[@]}" -prof gc -rf csv -rff "$out/jmh-main.csv" \
+    -e 'AgentBenchmarks|JdbcStoreBenchmarks|RedisBenchmarks'
 # The agent comparison: compile-time-woven and agent-instrumented replays in the same JVM.
 java -jar "$jar" "${opts[@]}" -rf csv -rff "$out/jmh-agent.csv" -jvmArgsAppend "-javaagent:$agent" AgentBenchmarks
 

@@ -35,7 +35,21 @@ public final class Report {
                 rows.put(row.name, row);
             }
         }
-        Files.writeString(out, render(profile, command, rows), StandardCharsets.UTF_8);
+        Files.writeString(out, render(profile, command, rows) + keptSections(out), StandardCharsets.UTF_8);
+    }
+
+    /** Marks where the sections written by the store benchmarks' own commands begin: they are kept as they are. */
+    static final String KEPT_SECTIONS = "<!-- The sections below come from their own commands (each gives it);"
+            + " benchmarks/run.sh keeps them as they are. -->";
+
+    /** The part of the existing report from {@link #KEPT_SECTIONS} on, or nothing. */
+    private static String keptSections(Path out) throws IOException {
+        if (!Files.exists(out)) {
+            return "";
+        }
+        String existing = Files.readString(out, StandardCharsets.UTF_8);
+        int at = existing.indexOf(KEPT_SECTIONS);
+        return at < 0 ? "" : "\n" + existing.substring(at);
     }
 
     private static List<Row> read(Path csv) throws IOException {

@@ -4,31 +4,47 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * What differs between the databases the store supports: the schema, the database's clock in epoch milliseconds,
- * and the insert that does nothing when the key exists.
+ * the insert that does nothing when the key exists, how a fencing token is drawn, and how expired rows are deleted
+ * in bounded batches.
+ *
+ * <p>Fencing tokens come from one counter per table, {@code <table>_tokens}, never from the key's row: a sequence
+ * where the database has one (PostgreSQL, H2, MariaDB), else a one-row counter table (SQLite, whose writers are
+ * serialised anyway). A counter that only grows, drawn after the claim has seen the key's latest committed row, makes
+ * every token larger than any the key had, even after the sweeper deleted the key's row.
  */
 enum Dialect {
     POSTGRESQL("postgresql.sql", "CAST(FLOOR(EXTRACT(EPOCH FROM now()) * 1000) AS BIGINT)",
-            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING"),
+            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING", "nextval('%s')", false),
     H2("h2.sql", "DATEDIFF(MILLISECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(3))",
-            "INSERT INTO %s (%s) VALUES (%s)"),
+            "INSERT INTO %s (%s) VALUES (%s)", "NEXT VALUE FOR %s", false),
     SQLITE("sqlite.sql", "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
-            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING"),
+            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING", null, false),
     MARIADB("mariadb.sql", "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)",
-            "INSERT INTO %s (%s) VALUES (%s)");
+            "INSERT INTO %s (%s) VALUES (%s)", "NEXT VALUE FOR %s", true);
 
     private final String ddlResource;
     /** The database's now, in epoch milliseconds, stable within one statement. */
     final String nowMillis;
     private final String insertIfAbsent;
+    /** The next value of a sequence named %s, as an expression; null where there are no sequences (SQLite). */
+    private final String nextToken;
+    /** Whether a single-table DELETE takes a LIMIT (MariaDB, which refuses LIMIT in an IN subquery). */
+    private final boolean deleteWithLimit;
 
-    Dialect(String ddlResource, String nowMillis, String insertIfAbsent) {
+    Dialect(String ddlResource, String nowMillis, String insertIfAbsent, String nextToken, boolean deleteWithLimit) {
         this.ddlResource = ddlResource;
         this.nowMillis = nowMillis;
         this.insertIfAbsent = insertIfAbsent;
+        this.nextToken = nextToken;
+        this.deleteWithLimit = deleteWithLimit;
     }
 
     /** The dialect of a database, from its product name as the driver reports it. */
@@ -43,24 +59,73 @@ enum Dialect {
         if (p.contains("sqlite")) {
             return SQLITE;
         }
-        if (p.contains("mariadb") || p.contains("mysql")) {
+        if (p.contains("mariadb")) {
             return MARIADB;
         }
+        if (p.contains("mysql")) {
+            throw new IllegalArgumentException("the jdbc store does not support MySQL yet: its fencing tokens come from"
+                    + " a sequence, which MySQL lacks; it supports PostgreSQL, MariaDB 10.3+, SQLite and H2");
+        }
         throw new IllegalArgumentException("the jdbc store does not support " + productName
-                + "; it supports PostgreSQL, MariaDB/MySQL, SQLite and H2");
+                + "; it supports PostgreSQL, MariaDB 10.3+, SQLite and H2");
     }
 
     String insertIfAbsent(String table, String columns, String values) {
         return String.format(Locale.ROOT, insertIfAbsent, table, columns, values);
     }
 
-    /** The DDL creating {@code table} if it is missing, as shipped in the resource (and printed in the README). */
-    String ddl(String table) {
+    /** The counter the fencing tokens of {@code table} are drawn from. */
+    static String tokens(String table) {
+        return table + "_tokens";
+    }
+
+    /**
+     * The next fencing token as an SQL expression, to draw it inside a claim's own statement; empty where the
+     * database has no sequences and {@link #drawToken} is a statement of its own.
+     */
+    Optional<String> nextToken(String table) {
+        return Optional.ofNullable(nextToken).map(f -> String.format(Locale.ROOT, f, tokens(table)));
+    }
+
+    /** A statement whose one row and column is the next fencing token of {@code table}. */
+    String drawToken(String table) {
+        return nextToken(table).map(next -> "SELECT " + next)
+                .orElseGet(() -> "UPDATE " + tokens(table) + " SET value = value + 1 WHERE id = 1 RETURNING value");
+    }
+
+    /**
+     * Deletes at most {@code ?} (the last parameter) rows of {@code table} for which {@code condition} holds; the
+     * condition is checked again on each row as it is deleted, so a row claimed meanwhile stays.
+     */
+    String deleteBatch(String table, String condition) {
+        if (deleteWithLimit) {
+            return "DELETE FROM " + table + " WHERE " + condition + " LIMIT ?";
+        }
+        String lock = this == POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "";
+        return "DELETE FROM " + table + " WHERE " + condition + " AND key_hash IN (SELECT key_hash FROM " + table
+                + " WHERE " + condition + " LIMIT ?" + lock + ")";
+    }
+
+    /** How many times {@link #deleteBatch} writes its condition, so the caller binds its parameters that often. */
+    int deleteBatchConditions() {
+        return deleteWithLimit ? 1 : 2;
+    }
+
+    /**
+     * The statements creating {@code table} and its token counter if they are missing, as shipped in the resource
+     * (and printed in the README).
+     */
+    List<String> ddl(String table) {
         try (InputStream in = Dialect.class.getResourceAsStream(ddlResource)) {
             if (in == null) {
                 throw new IllegalStateException("missing resource " + ddlResource);
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${table}", table).trim();
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${table}", table);
+            return Arrays.stream(text.split(";"))
+                    .map(statement -> statement.lines().filter(line -> !line.strip().startsWith("--"))
+                            .collect(Collectors.joining("\n")).trim())
+                    .filter(statement -> !statement.isEmpty())
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -38,14 +38,16 @@ import java.util.regex.Pattern;
 
 /**
  * An {@link IdempotencyStore} over one SQL table, shared by every process that uses the database: PostgreSQL,
- * MariaDB/MySQL, SQLite or H2, detected from the database's metadata.
+ * MariaDB (10.3+), SQLite or H2, detected from the database's metadata.
  *
  * <p><b>Time</b> is the database's: every timestamp is the database's now (in epoch milliseconds, stored as BIGINT)
  * read in the statement that writes it, so processes with skewed clocks agree.
  *
- * <p><b>Rows outlive records.</b> A release, a deletion or an expiry leaves the key's row behind with state
- * {@code ABSENT} and its fencing token, so the next claim's token is one larger: tokens increase per key across
- * release, expiry and deletion, and across every process over the database.
+ * <p><b>Fencing tokens</b> are drawn from one counter per table ({@code <table>_tokens}: a sequence, or on SQLite a
+ * one-row table) after the claim has seen the key's latest committed row, so every token is larger than any the key
+ * had: across release, expiry and deletion, across every process over the database, and after the
+ * {@linkplain Builder#sweepInterval sweeper} deleted the key's row. Tokens of one key are therefore increasing but not
+ * consecutive.
  *
  * <p><b>Keys</b> are identified by the SHA-256 of their UTF-8 bytes (the primary key, so no index limits the key's
  * length); the key itself is stored beside it and returned exactly.
@@ -58,10 +60,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** The table's name unless configured. */
     public static final String DEFAULT_TABLE = "idem_records";
 
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+    /** The most rows one statement of the sweeper deletes, unless configured. */
+    public static final int DEFAULT_SWEEP_BATCH_SIZE = 500;
+
+    /**
+     * How long after its lease passed an abandoned in-progress record is kept before the sweeper deletes it. Until
+     * then its owner may still complete it (the SPI lets a store forget such a record after a grace period it
+     * documents); a live owner renews every third of its lease and never comes near it.
+     */
+    public static final Duration ABANDONED_GRACE = Duration.ofHours(1);
+
+    private static final Pattern IDENTIFIER = Pattern.compile(
+            "([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,55}");
     private static final String ABSENT = "ABSENT";
     private static final String COLUMNS = "idem_key, state, payload_hash, owner, fencing_token, started_at, "
             + "lease_until, completed_at, expires_at, result";
+    private static final String ROW_COLUMNS = "r." + COLUMNS.replace(", ", ", r.");
     /** The columns and the JDBC types each may have, checked at start. */
     private static final Map<String, Set<Integer>> SHAPE = new LinkedHashMap<>();
 
@@ -90,6 +104,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final Dialect dialect;
     private final LongSupplier offsetMillis;
     private final String now;
+    private final int sweepBatchSize;
+    @Nullable
+    private final ExpiredRowSweeper sweeper;
     private volatile boolean closed;
 
     private JdbcIdempotencyStore(Builder b) {
@@ -135,7 +152,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 }
                 if (b.createTable) {
                     try (Statement s = c.createStatement()) {
-                        s.execute(dialect.ddl(table));
+                        for (String statement : dialect.ddl(table)) {
+                            s.execute(statement);
+                        }
                     }
                 }
                 checkShape(c);
@@ -151,12 +170,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     + e.getMessage(), e);
         }
         this.now = "(" + dialect.nowMillis + " + ?)";
+        this.sweepBatchSize = b.sweepBatchSize;
+        this.sweeper = b.sweepInterval == null ? null
+                : new ExpiredRowSweeper(table, b.sweepInterval, sweepBatchSize, this::deleteExpiredBatch);
     }
 
     /**
      * A store over a {@link DataSource} the caller owns (and closes): the store borrows a connection per operation.
      *
-     * @param dataSource a pooled data source of a PostgreSQL, MariaDB/MySQL, SQLite or H2 database
+     * @param dataSource a pooled data source of a PostgreSQL, MariaDB, SQLite or H2 database
      * @return a builder; {@link Builder#build()} checks the table
      */
     public static Builder builder(DataSource dataSource) {
@@ -187,6 +209,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private boolean createTable;
         private int maximumPoolSize = 10;
         private LongSupplier offsetMillis = () -> 0L;
+        @Nullable
+        private Duration sweepInterval;
+        private int sweepBatchSize = DEFAULT_SWEEP_BATCH_SIZE;
 
         private Builder(@Nullable DataSource dataSource, @Nullable String url) {
             this.dataSource = dataSource;
@@ -225,8 +250,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         public Builder table(String table) {
             if (table == null || !IDENTIFIER.matcher(table).matches()) {
                 throw new IdempotencyConfigurationException("idem.jdbc.table = \"" + table + "\" is not a table"
-                        + " name: letters, digits and underscores, starting with a letter or underscore, optionally"
-                        + " schema.table");
+                        + " name: letters, digits and underscores, starting with a letter or underscore, at most 56"
+                        + " characters (the store adds _tokens for its token counter), optionally schema.table");
             }
             this.table = table;
             return this;
@@ -254,6 +279,41 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 throw new IdempotencyConfigurationException("the pool needs at least one connection: " + size);
             }
             this.maximumPoolSize = size;
+            return this;
+        }
+
+        /**
+         * Deletes expired rows every {@code interval} on a daemon thread of the store's own (off unless set): finished
+         * records past their expiry, released and deleted keys' rows, and in-progress records abandoned for
+         * {@link JdbcIdempotencyStore#ABANDONED_GRACE} after their lease. It never runs on a caller's path, deletes in
+         * batches of at most {@link #sweepBatchSize} rows, and stops when the store is closed. Deleting a row never
+         * lets a token repeat: tokens come from the table's token counter, not from its rows. Several processes may
+         * sweep the same table; on PostgreSQL they skip each other's rows.
+         *
+         * @param interval the pause between two sweeps, positive; null turns the sweeper off
+         * @return this builder
+         */
+        public Builder sweepInterval(@Nullable Duration interval) {
+            if (interval != null && (interval.isNegative() || interval.isZero())) {
+                throw new IdempotencyConfigurationException("idem.jdbc.sweepInterval = " + interval
+                        + " is not a positive duration; leave it unset (or \"off\") for no sweeper");
+            }
+            this.sweepInterval = interval;
+            return this;
+        }
+
+        /**
+         * The most rows one statement of the sweeper deletes, {@value JdbcIdempotencyStore#DEFAULT_SWEEP_BATCH_SIZE}
+         * unless set: small enough that a sweep never holds many row locks at once.
+         *
+         * @param size at least 1
+         * @return this builder
+         */
+        public Builder sweepBatchSize(int size) {
+            if (size < 1) {
+                throw new IdempotencyConfigurationException("the sweeper's batch size must be at least 1: " + size);
+            }
+            this.sweepBatchSize = size;
             return this;
         }
 
@@ -307,11 +367,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     }
                     continue; // a concurrent first claim of the key inserted its row after this statement began
                 }
-                // Elsewhere, optimistically: read the key's row with the database's now (one round trip); when
-                // there is none, one INSERT that does nothing if a concurrent claim inserted it; when its record is
-                // claimable, one UPDATE guarded by the version read (token, state, lease). Claimability only grows
-                // with time for one version, so a guarded write that applies is a claim at that version. A write
-                // that does not apply lost to a concurrent write, and the claim reads again.
+                // Elsewhere, optimistically: read the key's row with the database's now and the next fencing token
+                // (one round trip; on SQLite the token is drawn by a statement of its own when the claim writes);
+                // when there is no row, one INSERT that does nothing if a concurrent claim inserted it; when its
+                // record is claimable, one UPDATE guarded by the version read (token, state, lease). Claimability
+                // only grows with time for one version, so a guarded write that applies is a claim at that version.
+                // A write that does not apply lost to a concurrent write, and the claim reads again. The token was
+                // drawn after the version the write replaces (or the deletion of the key's row) was committed, so it
+                // is larger than any token the key had.
                 Optional<ClaimOutcome> outcome = claimOptimistically(c, hash, request, lease, window);
                 if (outcome.isPresent()) {
                     return outcome.get();
@@ -326,17 +389,29 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private Optional<ClaimOutcome> claimOptimistically(Connection c, byte[] hash, ClaimRequest request, long lease,
                                                        long window) throws SQLException {
         Row row;
-        try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + ", " + now + " AS now_ms FROM "
-                + table + " WHERE key_hash = ?")) {
+        long token = 0;
+        Optional<String> nextToken = dialect.nextToken(table);
+        try (PreparedStatement ps = c.prepareStatement(nextToken.isPresent()
+                ? "SELECT " + ROW_COLUMNS + ", n.now_ms, n.next_token FROM (SELECT " + now + " AS now_ms, "
+                + nextToken.get() + " AS next_token) n LEFT JOIN " + table + " r ON r.key_hash = ?"
+                : "SELECT " + COLUMNS + ", " + now + " AS now_ms FROM " + table + " WHERE key_hash = ?")) {
             ps.setLong(1, offsetMillis.getAsLong());
             ps.setBytes(2, hash);
             try (ResultSet rs = ps.executeQuery()) {
-                row = rs.next() ? Row.read(rs) : null;
+                if (!rs.next()) {
+                    row = null;
+                } else {
+                    if (nextToken.isPresent()) {
+                        token = rs.getLong("next_token");
+                    }
+                    row = rs.getString("state") == null ? null : Row.read(rs);
+                }
             }
         }
         if (row == null) {
-            return insertFresh(c, hash, request, lease)
-                    ? Optional.of(new ClaimOutcome.Acquired(1, null)) : Optional.empty();
+            long fresh = nextToken.isPresent() ? token : drawToken(c);
+            return insertFresh(c, hash, request, lease, fresh)
+                    ? Optional.of(new ClaimOutcome.Acquired(fresh, null)) : Optional.empty();
         }
         Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
         IdempotencyRecord live = row.liveAt(nowAt);
@@ -344,7 +419,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return Optional.of(new ClaimOutcome.Existing(live));
         }
         boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
-        long token = row.token + 1;
+        if (nextToken.isEmpty()) {
+            token = drawToken(c);
+        }
         long offset = offsetMillis.getAsLong();
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET state = 'IN_PROGRESS',"
                 + " idem_key = ?, payload_hash = ?, owner = ?, fencing_token = ?, started_at = "
@@ -379,13 +456,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     private Optional<ClaimOutcome> claimInOneStatement(Connection c, byte[] hash, ClaimRequest request, long lease,
                                                        long window) throws SQLException {
+        // The token is drawn only for the row written, after old has locked the key's latest committed row (or
+        // found none: then the deletion of an earlier row was committed first), so it is larger than any the key had.
+        String nextToken = dialect.nextToken(table).orElseThrow();
         String sql = "WITH n AS (SELECT " + now + " AS now_ms),"
                 + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE),"
                 + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
-                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, 1, n.now_ms, n.now_ms + ? FROM n"
+                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", n.now_ms,"
+                + " n.now_ms + ? FROM n"
                 + " WHERE NOT EXISTS (SELECT 1 FROM old) ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token),"
                 + " upd AS (UPDATE " + table + " AS r SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?,"
-                + " owner = ?, fencing_token = r.fencing_token + 1,"
+                + " owner = ?, fencing_token = " + nextToken + ","
                 + " started_at = CASE WHEN old.state = 'IN_PROGRESS' THEN old.started_at ELSE n.now_ms END,"
                 + " lease_until = n.now_ms + ?, completed_at = NULL, expires_at = NULL, result = NULL"
                 + " FROM old, n WHERE r.key_hash = ? AND (old.state = '" + ABSENT + "'"
@@ -436,19 +517,31 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private boolean insertFresh(Connection c, byte[] hash, ClaimRequest request, long lease) throws SQLException {
+    /** The next fencing token, drawn by a statement of its own (SQLite: its one-row counter table). */
+    private long drawToken(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(dialect.drawToken(table)); ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new SQLException("the token counter " + Dialect.tokens(table) + " has no row");
+            }
+            return rs.getLong(1);
+        }
+    }
+
+    private boolean insertFresh(Connection c, byte[] hash, ClaimRequest request, long lease, long token)
+            throws SQLException {
         String sql = dialect.insertIfAbsent(table,
                 "key_hash, idem_key, state, payload_hash, owner, fencing_token, started_at, lease_until",
-                "?, ?, 'IN_PROGRESS', ?, ?, 1, " + now + ", " + now + " + ?");
+                "?, ?, 'IN_PROGRESS', ?, ?, ?, " + now + ", " + now + " + ?");
         long offset = offsetMillis.getAsLong();
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setBytes(1, hash);
             ps.setString(2, request.key());
             ps.setString(3, request.payloadHash());
             ps.setString(4, request.owner());
-            ps.setLong(5, offset);
+            ps.setLong(5, token);
             ps.setLong(6, offset);
-            ps.setLong(7, lease);
+            ps.setLong(7, offset);
+            ps.setLong(8, lease);
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
             if (isDuplicateKey(e)) {
@@ -538,10 +631,45 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 + " expires_at = NULL, result = NULL WHERE key_hash = ?", (ps, offset) -> ps.setBytes(1, hash(key)));
     }
 
+    /**
+     * Deletes at most one batch of expired rows (see {@link Builder#sweepInterval}), each checked again as it is
+     * deleted, so a row claimed meanwhile stays.
+     *
+     * @return how many rows were deleted
+     */
+    int deleteExpiredBatch() {
+        String condition = "(state = '" + ABSENT + "' OR (state = 'IN_PROGRESS' AND lease_until + ? <= " + now + ")"
+                + " OR (state <> 'IN_PROGRESS' AND expires_at <= " + now + "))";
+        String sql = dialect.deleteBatch(table, condition);
+        int conditions = dialect.deleteBatchConditions();
+        return run("sweep", "", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                int i = 0;
+                for (int k = 0; k < conditions; k++) {
+                    long offset = offsetMillis.getAsLong();
+                    ps.setLong(++i, ABANDONED_GRACE.toMillis());
+                    ps.setLong(++i, offset);
+                    ps.setLong(++i, offset);
+                }
+                ps.setInt(++i, sweepBatchSize);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    /** The sweeper, when one runs. */
+    @Nullable
+    ExpiredRowSweeper sweeper() {
+        return sweeper;
+    }
+
     @Override
     public void close() {
         if (closed) {
             return;
+        }
+        if (sweeper != null) {
+            sweeper.close(); // first, so no sweep meets a closed store
         }
         closed = true;
         if (ownedPool != null) {
@@ -612,9 +740,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (key.isEmpty()) {
             return "the store";
         }
-        String[] parts = key.split(":", 4);
-        if (parts.length == 4 && parts[0].equals("idem")) {
-            return "scope " + parts[1] + ":" + parts[2];
+        // The hash is the last part; a scope may hold colons itself ("gemini-lab:daily-content").
+        int hash = key.lastIndexOf(':');
+        if (key.startsWith("idem:") && hash > "idem:".length() && key.substring(5, hash).indexOf(':') > 0) {
+            return "scope " + key.substring(5, hash);
         }
         return "a key outside any scope";
     }
@@ -662,6 +791,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 throw new IdempotencyStoreException("jdbc store: column " + column.getKey() + " of table " + table
                         + " has the wrong type (JDBC type " + type + "); see the jdbc store's DDL");
             }
+        }
+        try {
+            drawToken(c); // a token drawn and never used: tokens are increasing, not consecutive
+        } catch (SQLException e) {
+            throw new IdempotencyStoreException("jdbc store: the fencing-token counter " + Dialect.tokens(table)
+                    + " of table " + table + " is missing or unusable (" + e.getMessage() + "); create it with the"
+                    + " DDL in the README (or the resource dev/idem/store/jdbc/"
+                    + dialect.name().toLowerCase(Locale.ROOT) + ".sql), or set idem.jdbc.createTable=true", e);
         }
     }
 

@@ -10,4 +10,6 @@ CREATE TABLE IF NOT EXISTS ${table} (
     completed_at  BIGINT,
     expires_at    BIGINT,
     result        BLOB
-)
+);
+
+CREATE SEQUENCE IF NOT EXISTS ${table}_tokens

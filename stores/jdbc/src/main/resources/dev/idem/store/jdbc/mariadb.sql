@@ -10,4 +10,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
     completed_at  BIGINT,
     expires_at    BIGINT,
     result        LONGBLOB
-) ENGINE=InnoDB
+) ENGINE=InnoDB;
+
+-- fencing tokens: one sequence, so a token never depends on a row that the sweeper may delete
+CREATE SEQUENCE IF NOT EXISTS ${table}_tokens

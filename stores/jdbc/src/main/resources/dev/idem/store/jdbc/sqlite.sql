@@ -10,4 +10,10 @@ CREATE TABLE IF NOT EXISTS ${table} (
     completed_at  INTEGER,
     expires_at    INTEGER,
     result        BLOB
-)
+);
+
+CREATE TABLE IF NOT EXISTS ${table}_tokens (
+    id    INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+    value INTEGER NOT NULL
+);
+INSERT INTO ${table}_tokens (id, value) VALUES (1, 0) ON CONFLICT (id) DO NOTHING

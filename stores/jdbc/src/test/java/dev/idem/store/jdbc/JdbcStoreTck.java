@@ -74,9 +74,12 @@ abstract class JdbcStoreTck extends IdempotencyStoreTck {
                 "a key that differs only in an accent is another key");
     }
 
+    /** Drops the table and its token counter (a sequence, or on SQLite a table). */
     static void dropTable(String url, String table) throws Exception {
         try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + table);
+            boolean sqlite = Dialect.of(c.getMetaData().getDatabaseProductName()) == Dialect.SQLITE;
+            s.execute((sqlite ? "DROP TABLE IF EXISTS " : "DROP SEQUENCE IF EXISTS ") + Dialect.tokens(table));
         }
     }
 }

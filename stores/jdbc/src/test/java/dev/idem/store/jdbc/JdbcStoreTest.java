@@ -82,13 +82,51 @@ class JdbcStoreTest {
     }
 
     @Test
+    void theSweepIntervalIsOffOrADuration() {
+        JdbcStoreProvider provider = new JdbcStoreProvider();
+        Clock clock = Clock.systemUTC();
+        String table = table();
+        try (JdbcIdempotencyStore off = (JdbcIdempotencyStore) provider.create(Map.of("url", URL, "table", table,
+                "createTable", "true", "sweepInterval", "off"), clock);
+             JdbcIdempotencyStore on = (JdbcIdempotencyStore) provider.create(Map.of("url", URL, "table", table,
+                     "sweepInterval", "5m"), clock)) {
+            assertEquals(null, off.sweeper());
+            assertTrue(on.sweeper().thread().getName().contains(table), on.sweeper().thread().getName());
+        }
+        IdempotencyConfigurationException bad = assertThrows(IdempotencyConfigurationException.class,
+                () -> provider.create(Map.of("url", URL, "sweepInterval", "5x"), clock));
+        assertTrue(bad.getMessage().contains("idem.jdbc.sweepInterval = \"5x\""), bad.getMessage());
+        assertThrows(IdempotencyConfigurationException.class,
+                () -> JdbcIdempotencyStore.builder(URL).sweepInterval(Duration.ZERO));
+        assertThrows(IdempotencyConfigurationException.class, () -> JdbcIdempotencyStore.builder(URL).sweepBatchSize(0));
+    }
+
+    @Test
+    void aMissingTokenCounterIsNamedAtStart() throws Exception {
+        String table = table();
+        JdbcIdempotencyStore.builder(URL).table(table).createTable(true).build().close();
+        execute("DROP SEQUENCE " + Dialect.tokens(table));
+        IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
+                () -> JdbcIdempotencyStore.builder(URL).table(table).build());
+        assertTrue(e.getMessage().contains("counter " + table + "_tokens of table " + table), e.getMessage());
+    }
+
+    @Test
+    void mySqlIsRefusedSayingWhy() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Dialect.of("MySQL"));
+        assertTrue(e.getMessage().contains("MySQL lacks"), e.getMessage());
+        assertEquals(Dialect.MARIADB, Dialect.of("MariaDB"));
+    }
+
+    @Test
     void tableNamesAreIdentifiers() {
         for (String bad : List.of("", "1records", "idem records", "records;drop table x", "a.b.c", "\"quoted\"",
-                "x".repeat(64))) {
+                "x".repeat(57), "s." + "x".repeat(57))) {
             assertThrows(IdempotencyConfigurationException.class,
                     () -> JdbcIdempotencyStore.builder(URL).table(bad), bad);
         }
         JdbcIdempotencyStore.builder(URL).table("public.idem_records_2");
+        JdbcIdempotencyStore.builder(URL).table("x".repeat(56)); // x..._tokens is still an identifier (63)
     }
 
     @Test

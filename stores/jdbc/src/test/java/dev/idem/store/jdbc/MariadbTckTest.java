@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The TCK on MariaDB (10.11; MySQL 8+ speaks the same dialect) at {@code IDEM_TEST_MARIADB_URL}, which CI sets.
+ * The TCK on MariaDB (10.11) at {@code IDEM_TEST_MARIADB_URL}, which CI sets.
  * Without it the tests are skipped, saying so: there is no embedded MariaDB.
  */
 class MariadbTckTest extends JdbcStoreTck {

@@ -3,13 +3,10 @@ package dev.idem.store.jdbc;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -22,35 +19,22 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The TCK on PostgreSQL: the server at {@code IDEM_TEST_POSTGRES_URL} when set (CI sets it), else an embedded
- * PostgreSQL started under target/. Also: a connection the server drops fails the call, and the next call reconnects.
+ * The TCK on PostgreSQL ({@link TestPostgres}). Also: a connection the server drops fails the call, and the next call
+ * reconnects.
  */
 class PostgresqlTckTest extends JdbcStoreTck {
     private static final String TABLE = uniqueTable();
-    private static EmbeddedPostgres embedded;
     private static String url;
 
     @BeforeAll
-    static void startDatabase() throws Exception {
-        url = System.getenv("IDEM_TEST_POSTGRES_URL");
-        if (url == null || url.isBlank()) {
-            Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
-            embedded = EmbeddedPostgres.builder().start();
-            url = embedded.getJdbcUrl("postgres", "postgres");
-            System.out.println("IDEM_TEST_POSTGRES_URL is not set: the TCK runs on an embedded PostgreSQL");
-        }
+    static void startDatabase() {
+        url = TestPostgres.url();
     }
 
     @AfterAll
-    static void stopDatabase() throws Exception {
-        try {
-            if (url != null) {
-                dropTable(url, TABLE);
-            }
-        } finally {
-            if (embedded != null) {
-                embedded.close();
-            }
+    static void dropTable() throws Exception {
+        if (url != null) {
+            dropTable(url, TABLE);
         }
     }
 

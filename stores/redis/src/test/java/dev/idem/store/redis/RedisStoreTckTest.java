@@ -4,6 +4,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.tck.IdempotencyStoreTck;
+import dev.idem.store.tck.LoopbackProxy;
 import dev.idem.store.tck.MutableClock;
 import dev.idem.store.tck.StoreTime;
 import io.lettuce.core.RedisURI;
@@ -32,7 +33,7 @@ class RedisStoreTckTest extends IdempotencyStoreTck {
     /** Added to the server's now by every store of the running test; starts at zero. */
     private final AtomicLong offset = new AtomicLong();
     private RedisIdempotencyStore first;
-    private CuttableProxy proxy;
+    private LoopbackProxy proxy;
 
     @BeforeAll
     static void startRedis() throws Exception {
@@ -53,7 +54,7 @@ class RedisStoreTckTest extends IdempotencyStoreTck {
     @Override
     protected IdempotencyStore createStore(MutableClock clock) throws Exception {
         RedisURI viaProxy = RedisURI.create(redis.uri());
-        proxy = new CuttableProxy(viaProxy.getHost(), viaProxy.getPort());
+        proxy = new LoopbackProxy(viaProxy.getHost(), viaProxy.getPort());
         viaProxy.setHost("127.0.0.1");
         viaProxy.setPort(proxy.port());
         first = open(viaProxy);

@@ -8,6 +8,7 @@ import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.IdempotencyStoreProvider;
 import dev.idem.store.RecordState;
+import dev.idem.store.tck.LoopbackProxy;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
@@ -284,7 +285,7 @@ class RedisStoreTest {
         RedisURI target = RedisURI.create(redis.uri());
         Duration timeout = Duration.ofMillis(400);
         String key = key("cut");
-        try (CuttableProxy proxy = new CuttableProxy(target.getHost(), target.getPort());
+        try (LoopbackProxy proxy = new LoopbackProxy(target.getHost(), target.getPort());
              RedisIdempotencyStore store = RedisIdempotencyStore.builder("redis://127.0.0.1:" + proxy.port())
                      .timeout(timeout).build()) {
             long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();

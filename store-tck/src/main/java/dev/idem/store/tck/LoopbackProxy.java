@@ -1,4 +1,4 @@
-package dev.idem.store.redis;
+package dev.idem.store.tck;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,31 +10,47 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A loopback TCP proxy to a Redis server that a test can cut: {@link #cut()} drops every connection through it and
- * from then on accepts connections but never answers (a server that hangs), until {@link #restore()}.
+ * A loopback TCP proxy to a server (Redis, a database) that a test can cut, to take the server away from a store
+ * without touching the server: {@link #cut()} drops every connection through the proxy and from then on accepts
+ * connections but never answers (a server that hangs, or a network that drops packets), until {@link #restore()},
+ * after which new connections reach the server again. Point the store at {@code 127.0.0.1:}{@link #port()}.
+ *
+ * <p>Threads: one daemon thread accepts, two daemon threads per connection copy bytes; {@link #close()} stops them.
  */
-final class CuttableProxy implements AutoCloseable {
+public final class LoopbackProxy implements AutoCloseable {
     private final ServerSocket server;
     private final String targetHost;
     private final int targetPort;
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private volatile boolean cut;
 
-    CuttableProxy(String targetHost, int targetPort) throws IOException {
+    /**
+     * Starts a proxy on a free loopback port, forwarding to {@code targetHost:targetPort}.
+     *
+     * @param targetHost the server's host
+     * @param targetPort the server's port
+     * @throws IOException when no loopback port can be bound
+     */
+    public LoopbackProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread acceptor = new Thread(this::accept, "cuttable-proxy-accept");
+        Thread acceptor = new Thread(this::accept, "loopback-proxy-accept");
         acceptor.setDaemon(true);
         acceptor.start();
     }
 
-    int port() {
+    /**
+     * The loopback port the proxy listens on.
+     *
+     * @return the port
+     */
+    public int port() {
         return server.getLocalPort();
     }
 
     /** Drops every connection through the proxy; new ones are accepted and never answered. */
-    void cut() {
+    public void cut() {
         cut = true;
         for (Socket s : open) {
             closeQuietly(s);
@@ -43,7 +59,7 @@ final class CuttableProxy implements AutoCloseable {
     }
 
     /** Forwards new connections again. */
-    void restore() {
+    public void restore() {
         cut = false;
     }
 
@@ -82,7 +98,7 @@ final class CuttableProxy implements AutoCloseable {
                 closeQuietly(from);
                 closeQuietly(to);
             }
-        }, "cuttable-proxy-pipe");
+        }, "loopback-proxy-pipe");
         t.setDaemon(true);
         t.start();
     }
@@ -95,6 +111,7 @@ final class CuttableProxy implements AutoCloseable {
         }
     }
 
+    /** Stops listening and drops every connection. */
     @Override
     public void close() throws IOException {
         server.close();

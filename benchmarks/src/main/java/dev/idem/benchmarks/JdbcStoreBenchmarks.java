@@ -1,0 +1,348 @@
+package dev.idem.benchmarks;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.IdempotencyKey;
+import dev.idem.Idempotent;
+import dev.idem.core.Idem;
+import dev.idem.core.IdemEngine;
+import dev.idem.core.IdemSettings;
+import dev.idem.core.WeavingCheck;
+import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import javax.sql.DataSource;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The jdbc store on PostgreSQL through {@code @Idempotent}, beside a baseline through the same pool in the same run.
+ * Run at 1, 8 and 32 threads ({@code -t}); PostgreSQL at {@code IDEM_BENCH_POSTGRES_URL}, else
+ * {@code IDEM_TEST_POSTGRES_URL}.
+ *
+ * <ul>
+ *   <li>{@code idemFresh}: a new key every call: claim, run, complete (two statements).
+ *   <li>{@code baselineFresh}: the least a fresh call could do with the same row shape: a bare
+ *       {@code INSERT ... ON CONFLICT DO NOTHING} and an {@code UPDATE} of that row, each on a connection borrowed
+ *       from the pool as the store borrows one per operation.
+ *   <li>{@code idemReplayFromStore}: a completed key this JVM does not hold, so the replay is one claim statement
+ *       answered with the stored record. The engine's clock runs two hours ahead of the database (whose clock the
+ *       store uses), so the results the engine keeps locally never count and every replay goes to the store.
+ *   <li>{@code baselineReplay}: a bare {@code SELECT} of the row by its key hash.
+ *   <li>{@code idemReplayHeld}: a completed key this JVM holds: no statement at all.
+ * </ul>
+ *
+ * <p>{@link #main} counts the statements (round trips) per call of each kind with a {@link CountingDataSource}.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 2)
+@Fork(1)
+public class JdbcStoreBenchmarks {
+    private static final int REPLAY_KEYS = 200;
+    private static final String PAYLOAD_HASH = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    private static final byte[] RESULT = "placed".getBytes(StandardCharsets.UTF_8);
+
+    /** The woven method: its body is trivial, so the store's round trips are what is measured. */
+    public static class Orders {
+        @Idempotent(scope = "bench:jdbc-order", ttl = "1h")
+        public String place(@IdempotencyKey String orderId) {
+            return "placed";
+        }
+    }
+
+    /** The pool, shared by Idem's store and the baseline, and the tables. */
+    @State(Scope.Benchmark)
+    public static class Database {
+        HikariDataSource pool;
+        String table;
+        String baseline;
+        final AtomicLong threads = new AtomicLong();
+
+        @Setup(Level.Trial)
+        public void open() throws SQLException {
+            pool = pool(32);
+            String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
+            table = "idem_bench_" + suffix;
+            baseline = "idem_bench_base_" + suffix;
+            // Both tables from the store's own DDL: the baseline writes rows of exactly the store's shape.
+            JdbcIdempotencyStore.builder(pool).table(table).createTable(true).build().close();
+            JdbcIdempotencyStore.builder(pool).table(baseline).createTable(true).build().close();
+            // The baseline's completed rows for the replayed keys, in one statement (the key hash is SHA-256 of the
+            // key's UTF-8 bytes, as the store's).
+            try (Connection c = pool.getConnection();
+                 PreparedStatement ps = c.prepareStatement("INSERT INTO " + baseline + " (key_hash, idem_key, state,"
+                         + " payload_hash, owner, fencing_token, started_at, lease_until, completed_at, expires_at,"
+                         + " result) SELECT sha256(convert_to('replayed-' || i, 'UTF8')), 'replayed-' || i,"
+                         + " 'COMPLETED', ?, 'bench-owner', 1, 0, 0, 0, ?, ? FROM generate_series(0, ?) AS i")) {
+                ps.setString(1, PAYLOAD_HASH);
+                ps.setLong(2, Long.MAX_VALUE);
+                ps.setBytes(3, RESULT);
+                ps.setInt(4, REPLAY_KEYS - 1);
+                ps.executeUpdate();
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void close() throws SQLException {
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                for (String t : new String[] {table, baseline}) {
+                    s.execute("DROP TABLE IF EXISTS " + t);
+                    s.execute("DROP SEQUENCE IF EXISTS " + t + "_tokens");
+                }
+            } finally {
+                pool.close();
+            }
+        }
+    }
+
+    /** An engine over the jdbc store, installed for the benchmark that uses it. */
+    @State(Scope.Benchmark)
+    public static class Engine {
+        final Orders orders = new Orders();
+        IdemEngine engine;
+
+        void install(Database db, DataSource dataSource, Clock clock) {
+            WeavingCheck.requireWoven(Orders.class);
+            // The replayed keys are completed by an engine of their own, so the measured engine knows them only
+            // from the store (the results an engine ran itself it keeps by its own clock).
+            use(engine(db, dataSource, Clock.systemUTC()));
+            for (int i = 0; i < REPLAY_KEYS; i++) {
+                orders.place("replayed-" + i);
+            }
+            engine = engine(db, dataSource, clock);
+            use(engine);
+        }
+
+        private static IdemEngine engine(Database db, DataSource dataSource, Clock clock) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).table(db.table).build();
+            return IdemEngine.create(IdemSettings.custom().namespace("bench").defaultCodec("java").clock(clock)
+                    .store("jdbc", store).defaultStore("jdbc").build());
+        }
+
+        private static void use(IdemEngine engine) {
+            IdemEngine previous = Idem.install(engine);
+            if (previous != null) {
+                previous.close();
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            engine.close();
+        }
+    }
+
+    /** The engine with the system clock: completed keys it has seen are replayed from its own results. */
+    @State(Scope.Benchmark)
+    public static class HeldEngine extends Engine {
+        @Setup(Level.Trial)
+        public void open(Database db) {
+            install(db, db.pool, Clock.systemUTC());
+        }
+    }
+
+    /** The engine whose clock runs two hours ahead: its own results never count, every replay reads the store. */
+    @State(Scope.Benchmark)
+    public static class StoreEngine extends Engine {
+        @Setup(Level.Trial)
+        public void open(Database db) {
+            install(db, db.pool, Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
+        }
+    }
+
+    /** Per thread: a prefix making its fresh keys unique, and a counter. */
+    @State(Scope.Thread)
+    public static class Keys {
+        String prefix;
+        long next;
+
+        @Setup(Level.Trial)
+        public void open(Database db) {
+            prefix = "t" + db.threads.incrementAndGet() + "-" + UUID.randomUUID() + "-";
+        }
+
+        String fresh() {
+            return prefix + next++;
+        }
+
+        String replayed() {
+            return "replayed-" + (next++ % REPLAY_KEYS);
+        }
+    }
+
+    @Benchmark
+    public String idemFresh(HeldEngine engine, Keys keys) {
+        return engine.orders.place(keys.fresh());
+    }
+
+    @Benchmark
+    public String idemReplayFromStore(StoreEngine engine, Keys keys) {
+        return engine.orders.place(keys.replayed());
+    }
+
+    @Benchmark
+    public String idemReplayHeld(HeldEngine engine, Keys keys) {
+        return engine.orders.place(keys.replayed());
+    }
+
+    @Benchmark
+    public int baselineFresh(Database db, Keys keys) throws SQLException {
+        return baselineFresh(db.pool, db.baseline, keys.fresh());
+    }
+
+    @Benchmark
+    public int baselineReplay(Database db, Keys keys) throws SQLException {
+        return baselineReplay(db.pool, db.baseline, keys.replayed());
+    }
+
+    /** INSERT ... ON CONFLICT DO NOTHING, then UPDATE of the same row: each a statement on a borrowed connection. */
+    static int baselineFresh(DataSource pool, String table, String key) throws SQLException {
+        byte[] hash = sha256(key);
+        long now = System.currentTimeMillis();
+        int n;
+        try (Connection c = pool.getConnection();
+             PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (key_hash, idem_key, state,"
+                     + " payload_hash, owner, fencing_token, started_at, lease_until) VALUES (?, ?, 'IN_PROGRESS',"
+                     + " ?, ?, 1, ?, ?) ON CONFLICT (key_hash) DO NOTHING")) {
+            ps.setBytes(1, hash);
+            ps.setString(2, key);
+            ps.setString(3, PAYLOAD_HASH);
+            ps.setString(4, "bench-owner");
+            ps.setLong(5, now);
+            ps.setLong(6, now + 30_000);
+            n = ps.executeUpdate();
+        }
+        try (Connection c = pool.getConnection();
+             PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET state = 'COMPLETED',"
+                     + " completed_at = ?, expires_at = ?, result = ? WHERE key_hash = ? AND fencing_token = ?"
+                     + " AND state = 'IN_PROGRESS'")) {
+            ps.setLong(1, now);
+            ps.setLong(2, now + 3_600_000);
+            ps.setBytes(3, RESULT);
+            ps.setBytes(4, hash);
+            ps.setLong(5, 1);
+            return n + ps.executeUpdate();
+        }
+    }
+
+    /** One SELECT of the row by its key hash. */
+    static int baselineReplay(DataSource pool, String table, String key) throws SQLException {
+        try (Connection c = pool.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT idem_key, state, payload_hash, owner, fencing_token,"
+                     + " started_at, lease_until, completed_at, expires_at, result FROM " + table
+                     + " WHERE key_hash = ?")) {
+            ps.setBytes(1, sha256(key));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new IllegalStateException("the baseline has no row for " + key);
+                }
+                return rs.getBytes("result").length;
+            }
+        }
+    }
+
+    private static byte[] sha256(String key) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static HikariDataSource pool(int size) {
+        String url = System.getenv("IDEM_BENCH_POSTGRES_URL");
+        if (url == null || url.isBlank()) {
+            url = System.getenv("IDEM_TEST_POSTGRES_URL");
+        }
+        if (url == null || url.isBlank()) {
+            throw new IllegalStateException("set IDEM_BENCH_POSTGRES_URL (or IDEM_TEST_POSTGRES_URL) to a PostgreSQL"
+                    + " JDBC URL, such as jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        }
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(size);
+        config.setPoolName("idem-bench");
+        return new HikariDataSource(config);
+    }
+
+    /**
+     * Counts the statements per call of each kind, over {@code calls} calls (1,000 unless given), and prints them.
+     *
+     * @param args optionally the number of calls
+     */
+    public static void main(String[] args) throws Exception {
+        int calls = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
+        Database db = new Database();
+        db.open();
+        try {
+            CountingDataSource counting = new CountingDataSource(db.pool);
+            HeldEngine held = new HeldEngine();
+            held.install(db, counting, Clock.systemUTC());
+            Keys keys = new Keys();
+            keys.open(db);
+            long before = counting.executed();
+            for (int i = 0; i < calls; i++) {
+                held.orders.place(keys.fresh());
+            }
+            report("fresh call (claim + run + complete)", counting.executed() - before, calls);
+            for (int i = 0; i < REPLAY_KEYS; i++) {
+                held.orders.place(keys.replayed()); // each key's first replay reads the store; then the JVM holds it
+            }
+            before = counting.executed();
+            for (int i = 0; i < calls; i++) {
+                held.orders.place(keys.replayed());
+            }
+            report("replay of a key this JVM holds", counting.executed() - before, calls);
+            held.close();
+
+            StoreEngine fromStore = new StoreEngine();
+            fromStore.install(db, counting, Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
+            before = counting.executed();
+            for (int i = 0; i < calls; i++) {
+                fromStore.orders.place(keys.replayed());
+            }
+            report("replay of a key this JVM does not hold", counting.executed() - before, calls);
+            fromStore.close();
+
+            before = counting.executed();
+            for (int i = 0; i < calls; i++) {
+                baselineFresh(counting, db.baseline, keys.fresh());
+            }
+            report("baseline fresh (INSERT ... ON CONFLICT DO NOTHING + UPDATE)", counting.executed() - before, calls);
+        } finally {
+            db.close();
+        }
+    }
+
+    private static void report(String what, long statements, int calls) {
+        System.out.printf(Locale.ROOT, "%-62s %.3f statements per call (%d over %d calls)%n", what,
+                (double) statements / calls, statements, calls);
+    }
+}
