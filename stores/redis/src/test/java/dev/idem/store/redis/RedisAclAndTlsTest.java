@@ -40,11 +40,12 @@ class RedisAclAndTlsTest {
     private static final String USER = "idem-app";
     private static final String PASSWORD = "pw-" + UUID.randomUUID();
     /**
-     * What the store runs: its scripts by EVALSHA (loaded by SCRIPT LOAD), the commands the scripts run, TIME, and the
-     * connection's handshake (@connection: HELLO, AUTH, CLIENT SETINFO, PING).
+     * What the store runs: its scripts by EVALSHA (loaded by SCRIPT LOAD), the commands the scripts run (SPUBLISH on
+     * the keys' channels among them), TIME, the wake-ups' sharded subscriptions, and the connection's handshake
+     * (@connection: HELLO, AUTH, CLIENT SETINFO, PING).
      */
-    static final String STORE_ACL = "~idem:* +@connection +evalsha +script|load +time"
-            + " +hmget +hget +hset +del +get +set +pttl +pexpire";
+    static final String STORE_ACL = "~idem:* &idem:* +@connection +evalsha +script|load +time"
+            + " +hmget +hget +hset +del +get +set +pttl +pexpire +spublish +ssubscribe +sunsubscribe";
     private static RedisServerProcess server;
     private static int tlsPort;
     @Nullable
