@@ -103,4 +103,13 @@ public @interface Idempotent {
      * incompatibly in a new release)}
      */
     OnUndecodable onUndecodable() default OnUndecodable.FAIL;
+
+    /**
+     * {@return whether the claim, the method's own writes to the store's database and the completion are one
+     * transaction} With {@link StoreTransaction#REQUIRED REQUIRED} or {@link StoreTransaction#MANDATORY MANDATORY}
+     * they commit or roll back together; a concurrent caller of the same key waits on the key's row (up to
+     * {@link #waitTimeout()}) instead of running. Needs a store that supports it (the jdbc store on PostgreSQL),
+     * else the method is refused when planned; see the README's "Transactional mode".
+     */
+    StoreTransaction storeTransaction() default StoreTransaction.NONE;
 }

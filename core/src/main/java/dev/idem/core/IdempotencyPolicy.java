@@ -5,6 +5,7 @@ import dev.idem.Idempotent;
 import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
 import dev.idem.OnUndecodable;
+import dev.idem.StoreTransaction;
 import dev.idem.WindowAlignment;
 import dev.idem.core.internal.DurationParser;
 import jakarta.annotation.Nonnull;
@@ -42,6 +43,7 @@ public final class IdempotencyPolicy {
     private final boolean coalesce;
     private final String codec;
     private final OnUndecodable onUndecodable;
+    private final StoreTransaction storeTransaction;
 
     private IdempotencyPolicy(Builder b) {
         this.operation = b.operation;
@@ -62,6 +64,7 @@ public final class IdempotencyPolicy {
         this.coalesce = b.coalesce;
         this.codec = b.codec;
         this.onUndecodable = b.onUndecodable;
+        this.storeTransaction = b.storeTransaction;
     }
 
     /** {@return a builder starting from the annotation's defaults} */
@@ -108,7 +111,8 @@ public final class IdempotencyPolicy {
                 .store(annotation.store())
                 .coalesce(annotation.coalesce())
                 .codec(annotation.codec())
-                .onUndecodable(annotation.onUndecodable());
+                .onUndecodable(annotation.onUndecodable())
+                .storeTransaction(annotation.storeTransaction());
         if (!annotation.window().isEmpty()) {
             b.window(annotation.window());
         }
@@ -211,13 +215,22 @@ public final class IdempotencyPolicy {
         return onUndecodable;
     }
 
+    /**
+     * {@return whether the claim, the method's writes and the completion are one transaction of the store's
+     * database}
+     */
+    public StoreTransaction storeTransaction() {
+        return storeTransaction;
+    }
+
     @Override
     public String toString() {
         return "IdempotencyPolicy[" + operation + ", scope=" + scope + ", window=" + window + " "
                 + windowAlignment + ", ttl=" + ttl + ", lease=" + lease + ", onInProgress=" + onInProgress
                 + ", waitTimeout=" + waitTimeout + ", onStoreError=" + onStoreError + ", failureTtl=" + failureTtl
                 + ", store=" + (store.isEmpty() ? "(default)" : store) + ", coalesce=" + coalesce
-                + ", codec=" + (codec.isEmpty() ? "(default)" : codec) + ", onUndecodable=" + onUndecodable + "]";
+                + ", codec=" + (codec.isEmpty() ? "(default)" : codec) + ", onUndecodable=" + onUndecodable
+                + ", storeTransaction=" + storeTransaction + "]";
     }
 
     /** Builds an {@link IdempotencyPolicy}; each setter rejects a bad value at once, naming the attribute. */
@@ -240,6 +253,7 @@ public final class IdempotencyPolicy {
         private boolean coalesce = true;
         private String codec = "";
         private OnUndecodable onUndecodable = OnUndecodable.FAIL;
+        private StoreTransaction storeTransaction = StoreTransaction.NONE;
 
         private Builder() {
         }
@@ -263,6 +277,7 @@ public final class IdempotencyPolicy {
             coalesce = p.coalesce;
             codec = p.codec;
             onUndecodable = p.onUndecodable;
+            storeTransaction = p.storeTransaction;
         }
 
         /**
@@ -548,6 +563,19 @@ public final class IdempotencyPolicy {
          */
         public Builder onUndecodable(@Nonnull OnUndecodable onUndecodable) {
             this.onUndecodable = Objects.requireNonNull(onUndecodable, "onUndecodable");
+            return this;
+        }
+
+        /**
+         * Sets whether the claim, the method's writes and the completion are one transaction of the store's
+         * database, as {@link Idempotent#storeTransaction()}. Whether the store supports it is checked when the
+         * operation is planned.
+         *
+         * @param storeTransaction NONE (the default), REQUIRED or MANDATORY
+         * @return this builder
+         */
+        public Builder storeTransaction(@Nonnull StoreTransaction storeTransaction) {
+            this.storeTransaction = Objects.requireNonNull(storeTransaction, "storeTransaction");
             return this;
         }
 
