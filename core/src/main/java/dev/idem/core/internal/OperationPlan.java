@@ -118,7 +118,8 @@ public final class OperationPlan {
 
     /** The claim of a call: FIXED windows are in the key, so the store supersedes only by sliding windows. */
     ClaimRequest claimRequest(String keyText, String payloadHex, String owner) {
-        return new ClaimRequest(keyText, payloadHex, owner, policy.lease(), fixedWindow ? Duration.ZERO : policy.window());
+        return new ClaimRequest(keyText, payloadHex, owner, policy.lease(),
+                fixedWindow ? Duration.ZERO : policy.window());
     }
 
     /** SHA-256 over the canonical encoding of the payload values, on an encoder of its own. */

@@ -101,9 +101,20 @@ final class TransactionalExecution {
         String keyText = plan.storeKey(key);
         String payloadHex = Sha256.hex(payload, Sha256.LENGTH);
         ClaimRequest request = plan.claimRequest(keyText, payloadHex, owner);
-        try (TransactionalClaims.Transaction tx = begin(plan, keyText)) {
-            Optional<ClaimOutcome> claimed = tx.claim(request, plan.policy.onInProgress() == OnInProgress.THROW
-                    ? Duration.ZERO : plan.policy.waitTimeout());
+        TransactionalClaims.Transaction tx;
+        try {
+            tx = begin(plan, keyText);
+        } catch (IdempotencyStoreException e) {
+            throw storeError(plan, keyText, "beginning the transaction", e);
+        }
+        try (tx) {
+            Optional<ClaimOutcome> claimed;
+            try {
+                claimed = tx.claim(request, plan.policy.onInProgress() == OnInProgress.THROW
+                        ? Duration.ZERO : plan.policy.waitTimeout());
+            } catch (IdempotencyStoreException e) {
+                throw storeError(plan, keyText, "claiming the key", e);
+            }
             if (claimed.isEmpty()) {
                 events.emit(IdempotencyEventType.IN_PROGRESS, plan.operation, keyText, 0,
                         "held by an open transaction");
@@ -113,7 +124,8 @@ final class TransactionalExecution {
                         : "waitTimeout = " + plan.policy.waitTimeout()) + "; the method did not run");
             }
             if (claimed.get() instanceof ClaimOutcome.Existing) {
-                return answer(plan, key, keyText, payload, payloadHex, ((ClaimOutcome.Existing) claimed.get()).record());
+                IdempotencyRecord existing = ((ClaimOutcome.Existing) claimed.get()).record();
+                return answer(plan, key, keyText, payload, payloadHex, existing);
             }
             ClaimOutcome.Acquired acquired = (ClaimOutcome.Acquired) claimed.get();
             long token = acquired.fencingToken();
@@ -156,6 +168,14 @@ final class TransactionalExecution {
                     ? "result stored in the application's transaction" : "result committed with the method's writes");
             return result;
         }
+    }
+
+    /** The store failed before the method ran; whatever the transaction did rolls back as it closes. */
+    private IdempotencyStoreException storeError(OperationPlan plan, String keyText, String when,
+                                                 IdempotencyStoreException e) {
+        events.emit(IdempotencyEventType.STORE_ERROR, plan.operation, keyText, 0, "store failed " + when, e);
+        return new IdempotencyStoreException(plan.operation + ": the idempotency store failed " + when + " (key "
+                + keyText + "): " + e.getMessage() + "; the method did not run (storeTransaction fails closed)", e);
     }
 
     private TransactionalClaims.Transaction begin(OperationPlan plan, String keyText) {

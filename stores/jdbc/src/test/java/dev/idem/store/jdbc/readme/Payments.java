@@ -31,7 +31,8 @@ public class Payments {
             c.setAutoCommit(false);
             try (JdbcTransactions.Scope joined = JdbcTransactions.join(c)) {
                 capture(paymentId, cents);
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger (payment_id, cents) VALUES (?, ?)")) {
+                String book = "INSERT INTO ledger (payment_id, cents) VALUES (?, ?)";
+                try (PreparedStatement ps = c.prepareStatement(book)) {
                     ps.setString(1, paymentId);
                     ps.setLong(2, -cents);
                     ps.executeUpdate();
