@@ -11,8 +11,6 @@ import org.postgresql.ds.PGSimpleDataSource;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
@@ -103,13 +101,6 @@ class ReadmeExampleTest {
     }
 
     private int count(String table, String paymentId) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url);
-             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + table + " WHERE payment_id = ?")) {
-            ps.setString(1, paymentId);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+        return SideEffectTable.count(url, table, "payment_id", paymentId);
     }
 }

@@ -19,7 +19,6 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -38,16 +37,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TransactionalCrashTest {
     private final String url = TestPostgres.url();
     private final String table = JdbcStoreTck.uniqueTable();
-    private final String side = "idem_tx_crash_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private JdbcIdempotencyStore store;
     private IdemEngine engine;
+    private SideEffectTable side;
 
     @BeforeEach
     void open() throws SQLException {
         store = JdbcIdempotencyStore.builder(url).table(table).createTable(true).build();
         engine = IdemEngine.create(IdemSettings.custom().namespace("tx-crash").store("pg", store).defaultStore("pg")
                 .build());
-        execute("CREATE TABLE " + side + " (order_id TEXT NOT NULL)"); // no unique key: a duplicate would show
+        side = new SideEffectTable(url);
     }
 
     @AfterEach
@@ -56,7 +55,7 @@ class TransactionalCrashTest {
             engine.close();
             store.close();
         } finally {
-            execute("DROP TABLE IF EXISTS " + side);
+            side.close();
             JdbcStoreTck.dropTable(url, table);
         }
     }
@@ -69,7 +68,7 @@ class TransactionalCrashTest {
         Path stderr = Files.createTempFile(Path.of(System.getProperty("idem.test.dir", "target")), "tx-crash", ".err");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process process = new ProcessBuilder(List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
-                TransactionalCrashWorker.class.getName(), TestPostgres.tagged(url, worker), table, side, order))
+                TransactionalCrashWorker.class.getName(), TestPostgres.tagged(url, worker), table, side.name, order))
                 .redirectError(stderr.toFile()).start();
         String key;
         try {
@@ -95,7 +94,7 @@ class TransactionalCrashTest {
         for (int call = 0; call < 3; call++) { // the retry, then duplicates of it
             assertEquals("placed " + order, place.call(() -> {
                 runs.incrementAndGet();
-                TransactionalCrashWorker.insert(side, order);
+                TransactionalCrashWorker.insert(side.name, order);
                 return "placed " + order;
             }, order));
         }
@@ -125,19 +124,6 @@ class TransactionalCrashTest {
     }
 
     private int rows(String order) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url);
-             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + side + " WHERE order_id = ?")) {
-            ps.setString(1, order);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
-    }
-
-    private void execute(String sql) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
+        return side.rows(order);
     }
 }

@@ -20,7 +20,6 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -47,13 +46,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TransactionalModeTest {
     private final String url = TestPostgres.url();
     private final String table = JdbcStoreTck.uniqueTable();
-    private final String side = "idem_tx_side_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private final String waiterName = "idem-tx-waiter-" + UUID.randomUUID();
     private final AtomicInteger runs = new AtomicInteger();
     private JdbcIdempotencyStore store;
     private JdbcIdempotencyStore waiterStore;
     private IdemEngine engine;
     private IdemEngine waiterEngine;
+    private SideEffectTable side;
 
     @BeforeEach
     void open() throws SQLException {
@@ -61,7 +60,7 @@ class TransactionalModeTest {
         waiterStore = JdbcIdempotencyStore.builder(TestPostgres.tagged(url, waiterName)).table(table).build();
         engine = engine(store);
         waiterEngine = engine(waiterStore);
-        execute("CREATE TABLE " + side + " (order_id TEXT NOT NULL, note TEXT NOT NULL)");
+        side = new SideEffectTable(url);
     }
 
     @AfterEach
@@ -72,7 +71,7 @@ class TransactionalModeTest {
             store.close();
             waiterStore.close();
         } finally {
-            execute("DROP TABLE IF EXISTS " + side);
+            side.close();
             JdbcStoreTck.dropTable(url, table);
         }
     }
@@ -89,7 +88,7 @@ class TransactionalModeTest {
     private String place(String order, AtomicReference<String> key) throws SQLException {
         runs.incrementAndGet();
         key.set(IdempotencyContext.current().orElseThrow().key());
-        try (PreparedStatement ps = JdbcTransactions.connection().prepareStatement("INSERT INTO " + side
+        try (PreparedStatement ps = JdbcTransactions.connection().prepareStatement("INSERT INTO " + side.name
                 + " (order_id, note) VALUES (?, 'placed')")) {
             ps.setString(1, order);
             ps.executeUpdate();
@@ -131,73 +130,75 @@ class TransactionalModeTest {
         assertEquals(1, rows("o-2"));
     }
 
-    @Test
-    @Timeout(60)
-    void aConcurrentCallerWaitsOnTheRowAndGetsTheOneResult() throws Exception {
-        IdempotentOperation<String> op = engine.operation(policy(StoreTransaction.REQUIRED), String.class);
-        IdempotentOperation<String> other = waiterEngine.operation(
-                IdempotencyPolicy.from(policy(StoreTransaction.REQUIRED)).waitTimeout("30s").build(), String.class);
-        CountDownLatch written = new CountDownLatch(1);
-        CountDownLatch finish = new CountDownLatch(1);
-        AtomicReference<String> key = new AtomicReference<>();
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            Future<String> first = pool.submit(() -> op.call(() -> {
-                String placed = place("o-3", key);
+    /** A call through {@link #engine} that has written its side effect and holds its transaction open until told. */
+    private final class OpenCall implements AutoCloseable {
+        private final CountDownLatch finish = new CountDownLatch(1);
+        private final ExecutorService thread = Executors.newSingleThreadExecutor();
+        private final Future<String> result;
+
+        OpenCall(String order, AtomicReference<String> key) throws InterruptedException {
+            IdempotentOperation<String> op = engine.operation(policy(StoreTransaction.REQUIRED), String.class);
+            CountDownLatch written = new CountDownLatch(1);
+            result = thread.submit(() -> op.call(() -> {
+                String placed = place(order, key);
                 written.countDown();
                 assertTrue(finish.await(30, TimeUnit.SECONDS));
                 return placed;
-            }, "o-3"));
-            assertTrue(written.await(30, TimeUnit.SECONDS));
-            Future<String> second = pool.submit(() -> other.call(() -> place("o-3", key), "o-3"));
+            }, order));
+            assertTrue(written.await(30, TimeUnit.SECONDS), "the call wrote its side effect");
+        }
+
+        /** Lets the call return, so its transaction commits; returns what it returned. */
+        String commit() throws Exception {
+            finish.countDown();
+            return result.get(30, TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() {
+            finish.countDown();
+            thread.shutdownNow();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aConcurrentCallerWaitsOnTheRowAndGetsTheOneResult() throws Exception {
+        IdempotentOperation<String> other = waiterEngine.operation(
+                IdempotencyPolicy.from(policy(StoreTransaction.REQUIRED)).waitTimeout("30s").build(), String.class);
+        AtomicReference<String> key = new AtomicReference<>();
+        ExecutorService waiter = Executors.newSingleThreadExecutor();
+        try (OpenCall first = new OpenCall("o-3", key)) {
+            Future<String> second = waiter.submit(() -> other.call(() -> place("o-3", key), "o-3"));
 
             awaitWaitingOnALock(waiterName);
             assertFalse(second.isDone(), "the second caller waits on the key's row");
             assertEquals(0, rows("o-3"), "nothing is visible before the commit");
-            finish.countDown();
 
-            assertEquals("placed o-3", first.get(30, TimeUnit.SECONDS));
+            assertEquals("placed o-3", first.commit());
             assertEquals("placed o-3", second.get(30, TimeUnit.SECONDS), "the waiter gets the one result");
             assertEquals(1, runs.get(), "the method ran once");
             assertEquals(1, rows("o-3"));
         } finally {
-            finish.countDown();
-            pool.shutdownNow();
+            waiter.shutdownNow();
         }
     }
 
     @Test
     @Timeout(60)
     void aWaiterGivesUpAfterItsWaitTimeoutAndTheRetryReplays() throws Exception {
-        IdempotentOperation<String> op = engine.operation(policy(StoreTransaction.REQUIRED), String.class);
         IdempotentOperation<String> impatient = waiterEngine.operation(
                 IdempotencyPolicy.from(policy(StoreTransaction.REQUIRED)).waitTimeout("200ms").build(), String.class);
-        CountDownLatch written = new CountDownLatch(1);
-        CountDownLatch finish = new CountDownLatch(1);
         AtomicReference<String> key = new AtomicReference<>();
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        try {
-            Future<String> first = pool.submit(() -> op.call(() -> {
-                String placed = place("o-4", key);
-                written.countDown();
-                assertTrue(finish.await(30, TimeUnit.SECONDS));
-                return placed;
-            }, "o-4"));
-            assertTrue(written.await(30, TimeUnit.SECONDS));
-
+        try (OpenCall first = new OpenCall("o-4", key)) {
             IdempotencyInProgressException e = assertThrows(IdempotencyInProgressException.class,
                     () -> impatient.call(() -> place("o-4", key), "o-4"));
             assertTrue(e.getMessage().contains("waitTimeout = PT0.2S"), e.getMessage());
-            finish.countDown();
-            assertEquals("placed o-4", first.get(30, TimeUnit.SECONDS));
-
-            assertEquals("placed o-4", impatient.call(() -> place("o-4", key), "o-4"));
-            assertEquals(1, runs.get());
-            assertEquals(1, rows("o-4"));
-        } finally {
-            finish.countDown();
-            pool.shutdownNow();
+            assertEquals("placed o-4", first.commit());
         }
+        assertEquals("placed o-4", impatient.call(() -> place("o-4", key), "o-4"));
+        assertEquals(1, runs.get());
+        assertEquals(1, rows("o-4"));
     }
 
     @Test
@@ -298,7 +299,8 @@ class TransactionalModeTest {
     }
 
     private void insert(Connection c, String order, String note) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + side + " (order_id, note) VALUES (?, ?)")) {
+        String sql = "INSERT INTO " + side.name + " (order_id, note) VALUES (?, ?)";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, order);
             ps.setString(2, note);
             ps.executeUpdate();
@@ -306,19 +308,6 @@ class TransactionalModeTest {
     }
 
     private int rows(String order) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url);
-             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + side + " WHERE order_id = ?")) {
-            ps.setString(1, order);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
-    }
-
-    private void execute(String sql) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
+        return side.rows(order);
     }
 }
