@@ -5,6 +5,7 @@ import dev.idem.StoreTransaction;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -15,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The transactional mode is the jdbc store's on PostgreSQL only: on the other databases a method declaring it is
- * refused when it is planned, with the method, the attribute, the database and the reason; it never runs. (MariaDB
- * is refused by the same check on the detected dialect; its server is not needed to show it.)
+ * refused when it is planned, with the method, the attribute, the database and the reason; it never runs. MariaDB
+ * runs at {@code IDEM_TEST_MARIADB_URL} (CI sets it); without it that test is skipped, saying why.
  */
 class TransactionalModeDialectTest {
     private static final Path DIR = Path.of(System.getProperty("idem.test.dir", "target")).toAbsolutePath();
@@ -31,6 +32,17 @@ class TransactionalModeDialectTest {
     void sqliteIsRefusedAtPlanning() throws Exception {
         Files.createDirectories(DIR.resolve("sqlite"));
         assertRefused("jdbc:sqlite:" + DIR.resolve("sqlite").resolve("idem-tx.db"), "on SQLite");
+    }
+
+    @Test
+    void mariadbIsRefusedAtPlanning() throws Exception {
+        String url = System.getenv("IDEM_TEST_MARIADB_URL");
+        if (url == null || url.isBlank()) {
+            String reason = "IDEM_TEST_MARIADB_URL is not set: the MariaDB refusal is not run";
+            System.out.println(reason);
+            Assumptions.abort(reason);
+        }
+        assertRefused(url, "on MariaDB/MySQL");
     }
 
     @Test

@@ -280,8 +280,9 @@ class TransactionalModeTest {
         assertThrows(IllegalStateException.class, JdbcTransactions::connection, "unbound after the call");
     }
 
-    /** Waits until a connection of {@code applicationName} waits on a lock (bounded by the test's timeout). */
+    /** Waits until a connection of {@code applicationName} waits on a lock; fails saying so after 30 seconds. */
     private void awaitWaitingOnALock(String applicationName) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         try (Connection c = DriverManager.getConnection(url);
              PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity"
                      + " WHERE application_name = ? AND wait_event_type = 'Lock'")) {
@@ -292,6 +293,9 @@ class TransactionalModeTest {
                     if (rs.getInt(1) > 0) {
                         return;
                     }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the second caller did not wait on a lock within 30 s");
                 }
                 TimeUnit.MILLISECONDS.sleep(10); // polling an observable state, not hoping for an order
             }
