@@ -125,7 +125,7 @@ final class TransactionalExecution {
             }
             if (claimed.get() instanceof ClaimOutcome.Existing) {
                 IdempotencyRecord existing = ((ClaimOutcome.Existing) claimed.get()).record();
-                return answer(plan, key, keyText, payload, payloadHex, existing);
+                return answer(plan, key, keyText, payload, payloadHex, existing, tx.joined());
             }
             ClaimOutcome.Acquired acquired = (ClaimOutcome.Acquired) claimed.get();
             long token = acquired.fencingToken();
@@ -190,9 +190,12 @@ final class TransactionalExecution {
                 + " run."));
     }
 
-    /** The claim met a committed record: replay it, or say why not. */
+    /**
+     * The claim met a record: replay it, or say why not. In a joined transaction the record may be this very
+     * transaction's, not yet committed (the application called the key twice), so it is not published locally.
+     */
     private Object answer(OperationPlan plan, CallKey key, String keyText, byte[] payload, String payloadHex,
-                          IdempotencyRecord record) throws Throwable {
+                          IdempotencyRecord record, boolean joined) throws Throwable {
         if (!record.payloadHash().equals(payloadHex)) {
             events.emit(IdempotencyEventType.CONFLICT, plan.operation, keyText, 0, "same key, other payload");
             throw new IdempotencyConflictException(plan.operation + ": key " + keyText + " was already used with"
@@ -212,8 +215,10 @@ final class TransactionalExecution {
                             + ". The operation did run and committed, so it is not run again; delete the record"
                             + " or let it expire (" + record.expiresAt() + ") to clear it.", e);
                 }
-                local.put(key, new LocalResults.Entry(plan.id, value, payload,
-                        plan.supersedeAt(record.startedAt().toEpochMilli()), record.expiresAt().toEpochMilli()));
+                if (!joined) {
+                    local.put(key, new LocalResults.Entry(plan.id, value, payload,
+                            plan.supersedeAt(record.startedAt().toEpochMilli()), record.expiresAt().toEpochMilli()));
+                }
                 events.emit(IdempotencyEventType.REPLAYED, plan.operation, keyText, record.fencingToken(),
                         "from the store");
                 return value;

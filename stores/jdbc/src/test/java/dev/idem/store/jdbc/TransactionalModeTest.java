@@ -234,6 +234,24 @@ class TransactionalModeTest {
     }
 
     @Test
+    void aReplayInsideTheApplicationTransactionIsForgottenWithItsRollback() throws Exception {
+        IdempotentOperation<String> op = engine.operation(policy(StoreTransaction.REQUIRED), String.class);
+        AtomicReference<String> key = new AtomicReference<>();
+        try (Connection c = DriverManager.getConnection(url)) {
+            c.setAutoCommit(false);
+            try (JdbcTransactions.Scope joined = JdbcTransactions.join(c)) {
+                assertEquals("placed o-9", op.call(() -> place("o-9", key), "o-9"));
+                assertEquals("placed o-9", op.call(() -> place("o-9", key), "o-9"), "replayed in the transaction");
+            }
+            c.rollback();
+        }
+        assertEquals(1, runs.get());
+        assertEquals("placed o-9", op.call(() -> place("o-9", key), "o-9"));
+        assertEquals(2, runs.get(), "the rolled-back result was not kept in this JVM: the call ran again");
+        assertEquals(1, rows("o-9"));
+    }
+
+    @Test
     void aJoinedCallThatThrowsRollsBackItsOwnPartOnly() throws Exception {
         IdempotentOperation<String> op = engine.operation(policy(StoreTransaction.REQUIRED), String.class);
         AtomicReference<String> key = new AtomicReference<>();
