@@ -116,4 +116,13 @@ public @interface Idempotent {
      * with {@link IdempotencyBulkheadFullException} without running. Methods sharing a scope share its limit.
      */
     int maxConcurrent() default 0;
+
+    /**
+     * {@return whether the claim, the method's own writes to the store's database and the completion are one
+     * transaction} With {@link StoreTransaction#REQUIRED REQUIRED} or {@link StoreTransaction#MANDATORY MANDATORY}
+     * they commit or roll back together; a concurrent caller of the same key waits on the key's row (up to
+     * {@link #waitTimeout()}) instead of running. Needs a store that supports it (the jdbc store on PostgreSQL),
+     * else the method is refused when planned; see the README's "Transactional mode".
+     */
+    StoreTransaction storeTransaction() default StoreTransaction.NONE;
 }

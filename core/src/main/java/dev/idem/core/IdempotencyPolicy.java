@@ -5,6 +5,7 @@ import dev.idem.Idempotent;
 import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
 import dev.idem.OnUndecodable;
+import dev.idem.StoreTransaction;
 import dev.idem.WindowAlignment;
 import jakarta.annotation.Nonnull;
 
@@ -43,6 +44,7 @@ public final class IdempotencyPolicy {
     private final OnUndecodable onUndecodable;
     private final RetryPolicy retry;
     private final int maxConcurrent;
+    private final StoreTransaction storeTransaction;
 
     private IdempotencyPolicy(Builder b) {
         this.operation = b.operation;
@@ -65,6 +67,7 @@ public final class IdempotencyPolicy {
         this.onUndecodable = b.onUndecodable;
         this.retry = b.retry;
         this.maxConcurrent = b.maxConcurrent;
+        this.storeTransaction = b.storeTransaction;
     }
 
     /** {@return a builder starting from the annotation's defaults} */
@@ -113,7 +116,8 @@ public final class IdempotencyPolicy {
                 .codec(annotation.codec())
                 .onUndecodable(annotation.onUndecodable())
                 .retry(RetryPolicy.from(annotation.retry(), operation))
-                .maxConcurrent(annotation.maxConcurrent());
+                .maxConcurrent(annotation.maxConcurrent())
+                .storeTransaction(annotation.storeTransaction());
         if (!annotation.window().isEmpty()) {
             b.window(annotation.window());
         }
@@ -226,6 +230,15 @@ public final class IdempotencyPolicy {
         return maxConcurrent;
     }
 
+    /**
+    /**
+     * {@return whether the claim, the method's writes and the completion are one transaction of the store's
+     * database}
+     */
+    public StoreTransaction storeTransaction() {
+        return storeTransaction;
+    }
+
     @Override
     public String toString() {
         return "IdempotencyPolicy[" + operation + ", scope=" + scope + ", window=" + window + " "
@@ -234,7 +247,8 @@ public final class IdempotencyPolicy {
                 + ", store=" + (store.isEmpty() ? "(default)" : store) + ", coalesce=" + coalesce
                 + ", codec=" + (codec.isEmpty() ? "(default)" : codec) + ", onUndecodable=" + onUndecodable
                 + (retry.retries() ? ", retry=" + retry : "")
-                + (maxConcurrent > 0 ? ", maxConcurrent=" + maxConcurrent : "") + "]";
+                + (maxConcurrent > 0 ? ", maxConcurrent=" + maxConcurrent : "")
+                + ", storeTransaction=" + storeTransaction + "]";
     }
 
     /** Builds an {@link IdempotencyPolicy}; each setter rejects a bad value at once, naming the attribute. */
@@ -259,6 +273,7 @@ public final class IdempotencyPolicy {
         private OnUndecodable onUndecodable = OnUndecodable.FAIL;
         private RetryPolicy retry = RetryPolicy.none();
         private int maxConcurrent;
+        private StoreTransaction storeTransaction = StoreTransaction.NONE;
 
         private Builder() {
         }
@@ -284,6 +299,7 @@ public final class IdempotencyPolicy {
             onUndecodable = p.onUndecodable;
             retry = p.retry;
             maxConcurrent = p.maxConcurrent;
+            storeTransaction = p.storeTransaction;
         }
 
         /**
@@ -596,6 +612,19 @@ public final class IdempotencyPolicy {
                         + maxConcurrent + ") must be at least 1, or 0 for no limit");
             }
             this.maxConcurrent = maxConcurrent;
+            return this;
+        }
+
+        /**
+         * Sets whether the claim, the method's writes and the completion are one transaction of the store's
+         * database, as {@link Idempotent#storeTransaction()}. Whether the store supports it is checked when the
+         * operation is planned.
+         *
+         * @param storeTransaction NONE (the default), REQUIRED or MANDATORY
+         * @return this builder
+         */
+        public Builder storeTransaction(@Nonnull StoreTransaction storeTransaction) {
+            this.storeTransaction = Objects.requireNonNull(storeTransaction, "storeTransaction");
             return this;
         }
 

@@ -4,6 +4,7 @@ import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
 import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
+import dev.idem.StoreTransaction;
 import dev.idem.WindowAlignment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,7 +38,7 @@ class IdempotencyPolicyTest {
                 windowAlignment = WindowAlignment.FIXED, zone = " Asia/Tokyo ", ttl = "30m", lease = "2m",
                 onInProgress = OnInProgress.THROW, waitTimeout = "250ms", onStoreError = OnStoreError.FAIL_OPEN,
                 failureTtl = "10s", noRetryFor = {IOException.class, TimeoutException.class}, version = "v2",
-                store = " redis ", coalesce = false)
+                store = " redis ", coalesce = false, storeTransaction = StoreTransaction.MANDATORY)
         void everything() {
         }
     }
@@ -65,6 +66,7 @@ class IdempotencyPolicyTest {
             assertEquals("", p.version());
             assertEquals("", p.store());
             assertTrue(p.coalesce());
+            assertEquals(StoreTransaction.NONE, p.storeTransaction());
         }
         assertEquals("idempotent operation", IdempotencyPolicy.ofDefaults().operation());
     }
@@ -88,6 +90,7 @@ class IdempotencyPolicyTest {
         assertEquals("v2", p.version());
         assertEquals("redis", p.store(), "trimmed");
         assertFalse(p.coalesce());
+        assertEquals(StoreTransaction.MANDATORY, p.storeTransaction());
     }
 
     @Test
@@ -110,7 +113,7 @@ class IdempotencyPolicyTest {
     void toStringShowsTheAttributesAndTheDefaultStore() throws Exception {
         assertEquals("IdempotencyPolicy[Jobs#run, scope=jobs, window=PT5M SLIDING, ttl=PT30M, lease=PT30S,"
                 + " onInProgress=WAIT, waitTimeout=PT10S, onStoreError=FAIL_CLOSED, failureTtl=PT0S,"
-                + " store=(default), coalesce=true, codec=(default), onUndecodable=FAIL]", IdempotencyPolicy.custom().operation("Jobs#run").scope("jobs")
+                + " store=(default), coalesce=true, codec=(default), onUndecodable=FAIL, storeTransaction=NONE]", IdempotencyPolicy.custom().operation("Jobs#run").scope("jobs")
                 .window("5m").ttl("30m").build().toString());
         assertTrue(IdempotencyPolicy.from(annotation("everything"), "A#b").toString().contains("store=redis,"));
     }

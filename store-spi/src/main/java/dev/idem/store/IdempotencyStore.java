@@ -149,6 +149,21 @@ public interface IdempotencyStore extends AutoCloseable {
     }
 
     /**
+     * The store's claims inside a database transaction the method also writes in, for methods declared with
+     * {@code @Idempotent(storeTransaction = ...)}. An optional operation: a store whose records do not live in such a
+     * database does not override it. The engine asks once, when it plans such a method, and refuses the method
+     * with this exception's message when the store cannot.
+     *
+     * @return the capability
+     * @throws UnsupportedOperationException (the default) with a message that says why this store cannot
+     */
+    @Nonnull
+    default TransactionalClaims transactionalClaims() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps its records outside the"
+                + " database the method writes to, so its claim cannot share the method's transaction");
+    }
+
+    /**
      * Releases the store's resources; afterwards every operation throws {@link IdempotencyStoreException}.
      * Closing twice is harmless: the second close does nothing and throws nothing. Every store implements it (there
      * is no default), so none can forget that a closed store refuses work.

@@ -3,19 +3,18 @@ package dev.idem.core.internal;
 import dev.idem.IdempotencyConflictException;
 import dev.idem.IdempotencyContext;
 import dev.idem.IdempotencyInProgressException;
-import dev.idem.IdempotencyKeyException;
 import dev.idem.IdempotencyReentryException;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
 import dev.idem.OnUndecodable;
+import dev.idem.StoreTransaction;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.Invocation;
 import dev.idem.internal.ContextSlot;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
-import dev.idem.store.IdempotencyStore;
 import dev.idem.store.RecordState;
 
 import java.time.Clock;
@@ -68,6 +67,7 @@ public final class CallRunner implements AutoCloseable {
     private final LocalResults local;
     private final LeaseHeartbeat heartbeat;
     private final ClaimedExecution execution;
+    private final TransactionalExecution transactional;
     private final String owner;
     private final OnStoreError defaultOnStoreError;
     /** The longest a caller waiting on a store's watch goes without claiming again (a lost signal). */
@@ -82,6 +82,7 @@ public final class CallRunner implements AutoCloseable {
         this.heartbeat = heartbeat;
         this.execution = new ClaimedExecution(clock, events, local, heartbeat, completionAttempts, completionBackoff,
                 attempts);
+        this.transactional = new TransactionalExecution(clock, events, local, owner);
         this.owner = owner;
         this.defaultOnStoreError = defaultOnStoreError;
         this.waitRecheckNanos = waitRecheck.toNanos();
@@ -108,6 +109,9 @@ public final class CallRunner implements AutoCloseable {
             encoder.release();
         }
         refuseReentry(plan, key);
+        if (plan.policy.storeTransaction() != StoreTransaction.NONE) {
+            return transactional.run(plan, key, payload, body); // no coalescing: see TransactionalExecution
+        }
         if (!plan.policy.coalesce()) {
             Object outcome = claimAndRun(plan, key, payload, body);
             return plan.returnKind == ReturnKind.FUTURE ? ((CompletableFuture<?>) outcome).copy() : outcome;
@@ -261,16 +265,9 @@ public final class CallRunner implements AutoCloseable {
      * result's content, private to the engine; callers get copies.
      */
     private Object claimAndRun(OperationPlan plan, CallKey key, byte[] payload, Invocation body) throws Throwable {
-        String keyText = key.toString();
-        if (keyText.length() > IdempotencyStore.MAX_KEY_LENGTH) {
-            throw new IdempotencyKeyException(plan.operation + ": its key would be " + keyText.length()
-                    + " characters, longer than the " + IdempotencyStore.MAX_KEY_LENGTH + " every store accepts;"
-                    + " the scope's placeholders rendered too long a value (key them by an id, or shorten the"
-                    + " scope). The method did not run.");
-        }
+        String keyText = plan.storeKey(key);
         String payloadHex = Sha256.hex(payload, Sha256.LENGTH);
-        ClaimRequest request = new ClaimRequest(keyText, payloadHex, owner, plan.policy.lease(),
-                plan.fixedWindow ? Duration.ZERO : plan.policy.window());
+        ClaimRequest request = plan.claimRequest(keyText, payloadHex, owner);
         ClaimOutcome outcome;
         try {
             outcome = plan.store.claim(request);

@@ -1,6 +1,7 @@
 package dev.idem.core.internal;
 
 import dev.idem.IdempotencyContext;
+import dev.idem.internal.ContextSlot;
 import jakarta.annotation.Nullable;
 
 /**
@@ -21,5 +22,29 @@ record ExecutionContext(String key, long fencingToken, CallKey call, @Nullable E
             }
         }
         return false;
+    }
+
+    /**
+     * Binds the context of an execution starting on this thread, inside whatever execution runs there already.
+     *
+     * @return what was bound before, for {@link #leave}
+     */
+    static IdempotencyContext enter(String key, long fencingToken, CallKey call) {
+        IdempotencyContext current = ContextSlot.get();
+        return ContextSlot.bind(new ExecutionContext(key, fencingToken, call,
+                current instanceof ExecutionContext ? (ExecutionContext) current : null));
+    }
+
+    /**
+     * Binds back what {@link #enter} returned. Where nothing was, the thread keeps its (weakly keyed) slot holding
+     * null rather than removing it: removing it would make the next execution on this thread allocate the slot's map
+     * entry again, on the path of every first call.
+     */
+    static void leave(@Nullable IdempotencyContext previous) {
+        if (previous == null) {
+            ContextSlot.bind(null);
+        } else {
+            ContextSlot.restore(previous);
+        }
     }
 }

@@ -4,8 +4,10 @@ import dev.idem.IdempotencyKeyException;
 import dev.idem.WindowAlignment;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.InMemoryIdempotencyStore;
+import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyStore;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Arrays;
@@ -110,6 +112,24 @@ public final class OperationPlan {
         byte[] digest = encoder.sha256();
         return new CallKey(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8),
                 literalKeyPrefix);
+    }
+
+    /** The call's key as the store gets it; refused, the method not run, when it is longer than every store takes. */
+    String storeKey(CallKey key) {
+        String keyText = key.toString();
+        if (keyText.length() > IdempotencyStore.MAX_KEY_LENGTH) {
+            throw new IdempotencyKeyException(operation + ": its key would be " + keyText.length()
+                    + " characters, longer than the " + IdempotencyStore.MAX_KEY_LENGTH + " every store accepts;"
+                    + " the scope's placeholders rendered too long a value (key them by an id, or shorten the"
+                    + " scope). The method did not run.");
+        }
+        return keyText;
+    }
+
+    /** The claim of a call: FIXED windows are in the key, so the store supersedes only by sliding windows. */
+    ClaimRequest claimRequest(String keyText, String payloadHex, String owner) {
+        return new ClaimRequest(keyText, payloadHex, owner, policy.lease(),
+                fixedWindow ? Duration.ZERO : policy.window());
     }
 
     /** SHA-256 over the canonical encoding of the payload values, on an encoder of its own. */

@@ -92,6 +92,7 @@ public final class OperationPlanner {
         OperationPlan plan = new OperationPlan(operation, policy, store(operation, policy), namespace, scope, key,
                 payload, kind, results(operation, policy, stored, loader),
                 new FailureCodec(operation, failureTypes, loader), canonicalizers);
+        TransactionalExecution.requireSupported(plan, storeName(policy));
         claimScope(scopeName, plan, stored, method.getDeclaringClass());
         return plan;
     }
@@ -126,6 +127,7 @@ public final class OperationPlanner {
                 ScopeTemplate.parse(policy.scope(), p -> null), values, values, kind,
                 results(operation, policy, stored, loader),
                 new FailureCodec(operation, new ArrayList<>(policy.noRetryFor()), loader), canonicalizers);
+        TransactionalExecution.requireSupported(plan, storeName(policy));
         claimScope(policy.scope(), plan, stored, null);
         return plan;
     }
@@ -331,6 +333,10 @@ public final class OperationPlanner {
         if (replaced[0] != null) {
             replacedPlans.accept(replaced[0].planId());
         }
+    }
+
+    private String storeName(IdempotencyPolicy policy) {
+        return policy.store().isEmpty() ? stores.defaultName() : policy.store();
     }
 
     private IdempotencyStore store(String operation, IdempotencyPolicy policy) {

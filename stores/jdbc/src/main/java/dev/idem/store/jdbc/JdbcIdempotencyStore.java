@@ -9,6 +9,7 @@ import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.RecordState;
+import dev.idem.store.TransactionalClaims;
 import dev.idem.store.TtlJitter;
 import jakarta.annotation.Nullable;
 
@@ -107,6 +108,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final int sweepBatchSize;
     @Nullable
     private final ExpiredRowSweeper sweeper;
+    private final JdbcTransactionalClaims transactionalClaims;
     private volatile boolean closed;
 
     private JdbcIdempotencyStore(Builder b) {
@@ -173,6 +175,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.sweepBatchSize = b.sweepBatchSize;
         this.sweeper = b.sweepInterval == null ? null
                 : new ExpiredRowSweeper(table, b.sweepInterval, sweepBatchSize, this::deleteExpiredBatch);
+        this.transactionalClaims = new JdbcTransactionalClaims(this, dataSource);
     }
 
     /**
@@ -351,39 +354,41 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimOutcome claim(ClaimRequest request) {
         Objects.requireNonNull(request, "request");
-        String key = request.key();
-        byte[] hash = hash(key);
+        return run("claim", request.key(), c -> claimOn(c, request));
+    }
+
+    /** The claim on {@code c}, in whatever transaction it is: the store's own statement, or a transactional call's. */
+    ClaimOutcome claimOn(Connection c, ClaimRequest request) throws SQLException {
+        byte[] hash = hash(request.key());
         long lease = request.lease().toMillis();
         long window = request.window().toMillis();
-        return run("claim", key, c -> {
-            for (int attempt = 0; ; attempt++) {
-                if (dialect == Dialect.POSTGRESQL) {
-                    Optional<ClaimOutcome> outcome = claimInOneStatement(c, hash, request, lease, window);
-                    if (outcome.isPresent()) {
-                        return outcome.get();
-                    }
-                    if (attempt > 100) {
-                        throw new SQLException("the row of the key neither inserts nor reads");
-                    }
-                    continue; // a concurrent first claim of the key inserted its row after this statement began
-                }
-                // Elsewhere, optimistically: read the key's row with the database's now and the next fencing token
-                // (one round trip; on SQLite the token is drawn by a statement of its own when the claim writes);
-                // when there is no row, one INSERT that does nothing if a concurrent claim inserted it; when its
-                // record is claimable, one UPDATE guarded by the version read (token, state, lease). Claimability
-                // only grows with time for one version, so a guarded write that applies is a claim at that version.
-                // A write that does not apply lost to a concurrent write, and the claim reads again. The token was
-                // drawn after the version the write replaces (or the deletion of the key's row) was committed, so it
-                // is larger than any token the key had.
-                Optional<ClaimOutcome> outcome = claimOptimistically(c, hash, request, lease, window);
+        for (int attempt = 0; ; attempt++) {
+            if (dialect == Dialect.POSTGRESQL) {
+                Optional<ClaimOutcome> outcome = claimInOneStatement(c, hash, request, lease, window);
                 if (outcome.isPresent()) {
                     return outcome.get();
                 }
-                if (attempt > 1_000) {
-                    throw new SQLException("the claim lost 1,000 times in a row to concurrent writes");
+                if (attempt > 100) {
+                    throw new SQLException("the row of the key neither inserts nor reads");
                 }
+                continue; // a concurrent first claim of the key inserted its row after this statement began
             }
-        });
+            // Elsewhere, optimistically: read the key's row with the database's now and the next fencing token
+            // (one round trip; on SQLite the token is drawn by a statement of its own when the claim writes);
+            // when there is no row, one INSERT that does nothing if a concurrent claim inserted it; when its
+            // record is claimable, one UPDATE guarded by the version read (token, state, lease). Claimability
+            // only grows with time for one version, so a guarded write that applies is a claim at that version.
+            // A write that does not apply lost to a concurrent write, and the claim reads again. The token was
+            // drawn after the version the write replaces (or the deletion of the key's row) was committed, so it
+            // is larger than any token the key had.
+            Optional<ClaimOutcome> outcome = claimOptimistically(c, hash, request, lease, window);
+            if (outcome.isPresent()) {
+                return outcome.get();
+            }
+            if (attempt > 1_000) {
+                throw new SQLException("the claim lost 1,000 times in a row to concurrent writes");
+            }
+        }
     }
 
     private Optional<ClaimOutcome> claimOptimistically(Connection c, byte[] hash, ClaimRequest request, long lease,
@@ -566,19 +571,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(encoded, "result");
         Objects.requireNonNull(ttl, "ttl");
+        byte[] copy = encoded.clone();
+        return run(operation, key, c -> finishOn(c, state, key, fencingToken, copy, ttl));
+    }
+
+    /** Finishes the claim on {@code c}, in whatever transaction it is; {@code encoded} is kept as given. */
+    boolean finishOn(Connection c, RecordState state, String key, long fencingToken, byte[] encoded, Duration ttl)
+            throws SQLException {
         long ttlMillis = ttl.toMillis();
         long jitter = Duration.between(Instant.EPOCH.plus(ttl), TtlJitter.expiresAt(Instant.EPOCH, ttl)).toMillis();
-        byte[] copy = encoded.clone();
-        return update(operation, key, "UPDATE " + table + " SET state = '" + state.name() + "', completed_at = " + now
-                + ", expires_at = " + now + " + ?, result = ? WHERE key_hash = ? AND fencing_token = ?"
-                + " AND state = 'IN_PROGRESS'", (ps, offset) -> {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET state = '" + state.name()
+                + "', completed_at = " + now + ", expires_at = " + now + " + ?, result = ? WHERE key_hash = ?"
+                + " AND fencing_token = ? AND state = 'IN_PROGRESS'")) {
+            long offset = offsetMillis.getAsLong();
             ps.setLong(1, offset);
             ps.setLong(2, offset);
             ps.setLong(3, ttlMillis + jitter);
-            ps.setBytes(4, copy);
+            ps.setBytes(4, encoded);
             ps.setBytes(5, hash(key));
             ps.setLong(6, fencingToken);
-        });
+            return ps.executeUpdate() == 1;
+        }
     }
 
     @Override
@@ -663,6 +676,28 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return sweeper;
     }
 
+    /**
+     * Claims inside the transaction the method writes in (the transactional mode): on PostgreSQL only; see
+     * {@link JdbcTransactions} for how a method reaches the transaction and how an application hands over its own.
+     *
+     * @throws UnsupportedOperationException on MariaDB/MySQL, SQLite and H2, saying why
+     */
+    @Override
+    public TransactionalClaims transactionalClaims() {
+        if (dialect != Dialect.POSTGRESQL) {
+            throw new UnsupportedOperationException(JdbcTransactionalClaims.whyNot(dialect));
+        }
+        return transactionalClaims;
+    }
+
+    /** Refuses work once the store is closed. */
+    void requireOpen(String operation, String key) {
+        if (closed) {
+            throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key)
+                    + " refused: the store is closed");
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {
@@ -717,22 +752,24 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * next call borrows a fresh one: a lost connection fails the operation (closed) and the next call reconnects.
      */
     private <T> T run(String operation, String key, Work<T> work) {
-        if (closed) {
-            throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key)
-                    + " refused: the store is closed");
-        }
+        requireOpen(operation, key);
         try (Connection c = dataSource.getConnection()) {
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true); // every statement stands alone, whatever the pool's default
             }
             return work.apply(c);
         } catch (SQLException | RuntimeException e) {
-            if (e instanceof IdempotencyStoreException ise) {
-                throw ise;
-            }
-            throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key) + " failed on table "
-                    + table + ": " + e.getMessage(), e);
+            throw failure(operation, key, e);
         }
+    }
+
+    /** What an operation that failed on the database throws: it names the operation and the key's scope. */
+    IdempotencyStoreException failure(String operation, String key, Exception e) {
+        if (e instanceof IdempotencyStoreException ise) {
+            return ise;
+        }
+        return new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key) + " failed on table "
+                + table + ": " + e.getMessage(), e);
     }
 
     /** The key's namespace and scope ({@code idem:{namespace}:{scope}:{hash}}), never the hash of the arguments. */

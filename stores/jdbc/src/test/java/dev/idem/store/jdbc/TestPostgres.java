@@ -47,4 +47,9 @@ final class TestPostgres {
             throw new UncheckedIOException(e);
         }
     }
+
+    /** {@code url} tagged with an application name, so a test can find its connections in pg_stat_activity. */
+    static String tagged(String url, String applicationName) {
+        return url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName;
+    }
 }

@@ -1,0 +1,211 @@
+package dev.idem.store.jdbc;
+
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
+import dev.idem.store.RecordState;
+import dev.idem.store.TransactionalClaims;
+import jakarta.annotation.Nullable;
+
+import javax.sql.DataSource;
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One execution's part of a PostgreSQL transaction: the claim, the completion, and the method's writes between.
+ *
+ * <p><b>Joined</b> (the application's transaction, or one an enclosing idempotent method began): the part begins
+ * with a savepoint. {@link #commit} releases it, leaving the rest to the transaction's owner; {@link #close} without a
+ * commit rolls back to it, so the method's failure takes its claim and its writes with it while the application's
+ * transaction stays usable (also after a lock timeout, which aborts a PostgreSQL transaction up to the savepoint).
+ *
+ * <p><b>Begun</b>: a connection of the store's pool at READ COMMITTED, bound to the thread for the method
+ * ({@link JdbcTransactions#bindOwn}); {@link #commit} commits it, {@link #close} rolls back what was not committed,
+ * unbinds it and returns the connection.
+ *
+ * <p><b>Waiting.</b> The claim waits on another transaction's lock of the key's row for at most the caller's wait,
+ * through {@code lock_timeout} set for the claim alone ({@code set_config(..., true)}, put back afterwards), so the
+ * method's own writes keep the lock timeout they had.
+ */
+final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
+    private static final System.Logger LOG = System.getLogger(JdbcClaimTransaction.class.getName());
+    /** PostgreSQL's lock_not_available: lock_timeout passed. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+    private final JdbcIdempotencyStore store;
+    private final Connection connection;
+    @Nullable
+    private final Savepoint savepoint;
+    @Nullable
+    private final JdbcTransactions.Scope binding;
+    private final int isolation;
+    private String key = "";
+    private boolean settled;
+    private boolean closed;
+
+    private JdbcClaimTransaction(JdbcIdempotencyStore store, Connection connection, @Nullable Savepoint savepoint,
+                                 @Nullable JdbcTransactions.Scope binding, int isolation) {
+        this.store = store;
+        this.connection = connection;
+        this.savepoint = savepoint;
+        this.binding = binding;
+        this.isolation = isolation;
+    }
+
+    /** A part of the transaction on {@code bound}, which its owner ends. */
+    static JdbcClaimTransaction joining(JdbcIdempotencyStore store, Connection bound) {
+        store.requireOpen("join a transaction", "");
+        try {
+            return new JdbcClaimTransaction(store, bound, bound.setSavepoint(), null, -1);
+        } catch (SQLException e) {
+            throw store.failure("join a transaction", "", e);
+        }
+    }
+
+    /** A transaction of the store's own on a connection of {@code dataSource}, bound to the thread until closed. */
+    static JdbcClaimTransaction beginning(JdbcIdempotencyStore store, DataSource dataSource) {
+        store.requireOpen("begin a transaction", "");
+        Connection c = null;
+        try {
+            c = dataSource.getConnection();
+            int isolation = c.getTransactionIsolation();
+            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                // A waiter's next statement must see what the holder committed; a stricter snapshot would not.
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
+            c.setAutoCommit(false);
+            return new JdbcClaimTransaction(store, c, null, JdbcTransactions.bindOwn(c), isolation);
+        } catch (SQLException | RuntimeException e) {
+            if (c != null) {
+                closeQuietly(c);
+            }
+            throw store.failure("begin a transaction", "", e);
+        }
+    }
+
+    @Override
+    public boolean joined() {
+        return binding == null;
+    }
+
+    @Override
+    public Optional<ClaimOutcome> claim(ClaimRequest request, Duration lockWait) {
+        Objects.requireNonNull(request, "request");
+        key = request.key();
+        store.requireOpen("transactional claim", key);
+        try {
+            String previous = setting("SELECT current_setting('lock_timeout')", null);
+            // 0 would mean "wait forever" to PostgreSQL: the shortest wait it takes is a millisecond.
+            long millis = Math.max(1, Math.min(Integer.MAX_VALUE, lockWait.toMillis()));
+            setting("SELECT set_config('lock_timeout', ?, true)", Long.toString(millis));
+            ClaimOutcome outcome;
+            try {
+                outcome = store.claimOn(connection, request);
+            } catch (SQLException e) {
+                if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                    return Optional.empty(); // close() rolls back the aborted transaction (or to the savepoint)
+                }
+                throw e;
+            }
+            setting("SELECT set_config('lock_timeout', ?, true)", previous);
+            return Optional.of(outcome);
+        } catch (SQLException e) {
+            throw store.failure("transactional claim", key, e);
+        }
+    }
+
+    @Override
+    public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
+        Objects.requireNonNull(result, "result");
+        Objects.requireNonNull(ttl, "ttl");
+        store.requireOpen("transactional complete", key);
+        try {
+            return store.finishOn(connection, RecordState.COMPLETED, key, fencingToken, result.clone(), ttl);
+        } catch (SQLException e) {
+            throw store.failure("transactional complete", key, e);
+        }
+    }
+
+    @Override
+    public void commit() {
+        try {
+            if (savepoint != null) {
+                connection.releaseSavepoint(savepoint);
+            } else {
+                connection.commit();
+            }
+            settled = true;
+        } catch (SQLException e) {
+            throw store.failure(savepoint != null ? "release of the savepoint"
+                    : "commit (whether it applied is unknown; it applied whole or not at all)", key, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        boolean ended = settled;
+        try {
+            if (!settled) {
+                if (savepoint != null) {
+                    connection.rollback(savepoint);
+                    connection.releaseSavepoint(savepoint);
+                } else {
+                    connection.rollback();
+                }
+                ended = true;
+            }
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(Level.WARNING, "jdbc store: rolling back the transactional call of "
+                    + JdbcIdempotencyStore.scopeOf(key) + " failed; " + (savepoint != null
+                    ? "the application's transaction must be rolled back" : "the connection is returned unsettled,"
+                    + " and the database rolls it back when it closes"), e);
+        } finally {
+            if (binding != null) {
+                binding.close();
+                try {
+                    if (ended) {
+                        connection.setAutoCommit(true); // only once ended: on an open transaction it would commit
+                        if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                            connection.setTransactionIsolation(isolation);
+                        }
+                    }
+                } catch (SQLException e) {
+                    LOG.log(Level.DEBUG, "jdbc store: could not reset a connection before returning it", e);
+                } finally {
+                    closeQuietly(connection);
+                }
+            }
+        }
+    }
+
+    /** Runs a one-value statement (with one text parameter, or none) and returns its value. */
+    private String setting(String sql, @Nullable String value) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            if (value != null) {
+                ps.setString(1, value);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            LOG.log(Level.DEBUG, "jdbc store: closing a connection failed", e);
+        }
+    }
+}
