@@ -62,6 +62,7 @@ public final class IdemSettings {
     private final Map<String, String> properties;
     private final List<IdempotencyListener> listeners;
     private final List<KeyCanonicalizer<?>> canonicalizers;
+    private final List<Reconciler> reconcilers;
     private final int completionAttempts;
     private final Duration completionBackoff;
     private final LeaseHeartbeat.Scheduler heartbeatScheduler;
@@ -76,6 +77,7 @@ public final class IdemSettings {
         this.properties = Map.copyOf(b.properties);
         this.listeners = List.copyOf(b.listeners);
         this.canonicalizers = List.copyOf(b.canonicalizers);
+        this.reconcilers = List.copyOf(b.reconcilers);
         this.completionAttempts = b.completionAttempts;
         this.completionBackoff = b.completionBackoff;
         this.heartbeatScheduler = b.heartbeatScheduler;
@@ -92,8 +94,8 @@ public final class IdemSettings {
     }
 
     /**
-     * Settings from system properties, then {@code idem.properties} on the class path, then defaults; listeners
-     * and canonicalisers listed in {@code META-INF/services} are added.
+     * Settings from system properties, then {@code idem.properties} on the class path, then defaults; listeners,
+     * canonicalisers and reconcilers listed in {@code META-INF/services} are added.
      *
      * @return the settings the environment describes
      * @throws IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
@@ -135,6 +137,7 @@ public final class IdemSettings {
         Builder builder = fromProperties(merged, custom());
         ServiceLoader.load(IdempotencyListener.class, loader).forEach(builder::listener);
         ServiceLoader.load(KeyCanonicalizer.class, loader).forEach(builder::canonicalizer);
+        ServiceLoader.load(Reconciler.class, loader).forEach(builder::reconciler);
         return builder.build();
     }
 
@@ -238,6 +241,11 @@ public final class IdemSettings {
         return canonicalizers;
     }
 
+    /** {@return the reconcilers of {@code onAbandoned = RECONCILE} operations, in registration order} */
+    public List<Reconciler> reconcilers() {
+        return reconcilers;
+    }
+
     /** {@return how often saving a result is tried before the INDETERMINATE event} */
     public int completionAttempts() {
         return completionAttempts;
@@ -263,6 +271,7 @@ public final class IdemSettings {
         private final Map<String, String> properties = new LinkedHashMap<>();
         private final List<IdempotencyListener> listeners = new ArrayList<>();
         private final List<KeyCanonicalizer<?>> canonicalizers = new ArrayList<>();
+        private final List<Reconciler> reconcilers = new ArrayList<>();
         private int completionAttempts = 3;
         private Duration completionBackoff = Duration.ofMillis(50);
         private LeaseHeartbeat.Scheduler heartbeatScheduler;
@@ -363,6 +372,18 @@ public final class IdemSettings {
          */
         public Builder listener(@Nonnull IdempotencyListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Adds a reconciler, asked whether an abandoned execution's work happened for the operations it
+         * {@linkplain Reconciler#reconciles(String) answers for} ({@code onAbandoned = RECONCILE}).
+         *
+         * @param reconciler the reconciler
+         * @return this builder
+         */
+        public Builder reconciler(@Nonnull Reconciler reconciler) {
+            reconcilers.add(Objects.requireNonNull(reconciler, "reconciler"));
             return this;
         }
 

@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
+import dev.idem.OnAbandoned;
 import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
 import dev.idem.OnUndecodable;
@@ -42,6 +43,7 @@ public final class IdempotencyPolicy {
     private final boolean coalesce;
     private final String codec;
     private final OnUndecodable onUndecodable;
+    private final OnAbandoned onAbandoned;
 
     private IdempotencyPolicy(Builder b) {
         this.operation = b.operation;
@@ -62,6 +64,7 @@ public final class IdempotencyPolicy {
         this.coalesce = b.coalesce;
         this.codec = b.codec;
         this.onUndecodable = b.onUndecodable;
+        this.onAbandoned = b.onAbandoned;
     }
 
     /** {@return a builder starting from the annotation's defaults} */
@@ -108,7 +111,8 @@ public final class IdempotencyPolicy {
                 .store(annotation.store())
                 .coalesce(annotation.coalesce())
                 .codec(annotation.codec())
-                .onUndecodable(annotation.onUndecodable());
+                .onUndecodable(annotation.onUndecodable())
+                .onAbandoned(annotation.onAbandoned());
         if (!annotation.window().isEmpty()) {
             b.window(annotation.window());
         }
@@ -211,13 +215,19 @@ public final class IdempotencyPolicy {
         return onUndecodable;
     }
 
+    /** {@return what a call does when it finds its key claimed by an execution whose lease passed} */
+    public OnAbandoned onAbandoned() {
+        return onAbandoned;
+    }
+
     @Override
     public String toString() {
         return "IdempotencyPolicy[" + operation + ", scope=" + scope + ", window=" + window + " "
                 + windowAlignment + ", ttl=" + ttl + ", lease=" + lease + ", onInProgress=" + onInProgress
                 + ", waitTimeout=" + waitTimeout + ", onStoreError=" + onStoreError + ", failureTtl=" + failureTtl
                 + ", store=" + (store.isEmpty() ? "(default)" : store) + ", coalesce=" + coalesce
-                + ", codec=" + (codec.isEmpty() ? "(default)" : codec) + ", onUndecodable=" + onUndecodable + "]";
+                + ", codec=" + (codec.isEmpty() ? "(default)" : codec) + ", onUndecodable=" + onUndecodable
+                + ", onAbandoned=" + onAbandoned + "]";
     }
 
     /** Builds an {@link IdempotencyPolicy}; each setter rejects a bad value at once, naming the attribute. */
@@ -240,6 +250,7 @@ public final class IdempotencyPolicy {
         private boolean coalesce = true;
         private String codec = "";
         private OnUndecodable onUndecodable = OnUndecodable.FAIL;
+        private OnAbandoned onAbandoned = OnAbandoned.TAKE_OVER;
 
         private Builder() {
         }
@@ -263,6 +274,7 @@ public final class IdempotencyPolicy {
             coalesce = p.coalesce;
             codec = p.codec;
             onUndecodable = p.onUndecodable;
+            onAbandoned = p.onAbandoned;
         }
 
         /**
@@ -548,6 +560,18 @@ public final class IdempotencyPolicy {
          */
         public Builder onUndecodable(@Nonnull OnUndecodable onUndecodable) {
             this.onUndecodable = Objects.requireNonNull(onUndecodable, "onUndecodable");
+            return this;
+        }
+
+        /**
+         * Sets what a call does when it finds its key claimed by an execution whose lease passed, as
+         * {@link Idempotent#onAbandoned()}.
+         *
+         * @param onAbandoned TAKE_OVER (the default), RECONCILE or FAIL
+         * @return this builder
+         */
+        public Builder onAbandoned(@Nonnull OnAbandoned onAbandoned) {
+            this.onAbandoned = Objects.requireNonNull(onAbandoned, "onAbandoned");
             return this;
         }
 

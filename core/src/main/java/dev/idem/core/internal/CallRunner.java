@@ -71,16 +71,18 @@ public final class CallRunner implements AutoCloseable {
     private final LocalResults local;
     private final LeaseHeartbeat heartbeat;
     private final ClaimedExecution execution;
+    private final AbandonedClaims abandoned;
     private final String owner;
     private final OnStoreError defaultOnStoreError;
 
     CallRunner(Clock clock, Events events, LeaseHeartbeat heartbeat, String owner, OnStoreError defaultOnStoreError,
-               int completionAttempts, Duration completionBackoff) {
+               int completionAttempts, Duration completionBackoff, AbandonedClaims abandoned) {
         this.clock = clock;
         this.events = events;
         this.local = new LocalResults(clock);
         this.heartbeat = heartbeat;
         this.execution = new ClaimedExecution(clock, events, local, heartbeat, completionAttempts, completionBackoff);
+        this.abandoned = abandoned;
         this.owner = owner;
         this.defaultOnStoreError = defaultOnStoreError;
     }
@@ -291,8 +293,13 @@ public final class CallRunner implements AutoCloseable {
                         events.emit(IdempotencyEventType.RESULT_UNREADABLE, plan.operation, keyText,
                                 acquired.fencingToken(), "the stored result could not be decoded (" + unreadable
                                         + "); onUndecodable = RUN_AGAIN, so the method runs again");
+                    } else if (replaced.state() == RecordState.IN_PROGRESS) {
+                        AbandonedClaims.Settled settled = abandoned.settle(plan, keyText, acquired); // onAbandoned
+                        if (settled != null) {
+                            return settled.value();
+                        }
                     } else {
-                        reportReplaced(plan, keyText, acquired);
+                        reportLateDuplicate(plan, keyText, acquired);
                     }
                 }
                 return execution.run(plan, key, keyText, payload, acquired.fencingToken(), startedAt, body);
@@ -408,16 +415,10 @@ public final class CallRunner implements AutoCloseable {
                 + how + "; the method did not run for this caller");
     }
 
-    private void reportReplaced(OperationPlan plan, String keyText, ClaimOutcome.Acquired acquired) {
-        IdempotencyRecord replaced = acquired.replaced();
-        if (replaced.state() == RecordState.IN_PROGRESS) {
-            events.emit(IdempotencyEventType.TAKEOVER, plan.operation, keyText, acquired.fencingToken(),
-                    "the lease of " + replaced.owner() + " passed at " + replaced.leaseUntil());
-        } else {
-            events.emit(IdempotencyEventType.LATE_DUPLICATE, plan.operation, keyText, acquired.fencingToken(),
-                    "a duplicate arrived after window = " + plan.policy.window() + " (first execution started "
-                            + replaced.startedAt() + "); it ran again");
-        }
+    private void reportLateDuplicate(OperationPlan plan, String keyText, ClaimOutcome.Acquired acquired) {
+        events.emit(IdempotencyEventType.LATE_DUPLICATE, plan.operation, keyText, acquired.fencingToken(),
+                "a duplicate arrived after window = " + plan.policy.window() + " (first execution started "
+                        + acquired.replaced().startedAt() + "); it ran again");
     }
 
     private static void pauseWhileWaiting(OperationPlan plan, String keyText, long nanos) {

@@ -34,7 +34,7 @@ final class Events {
     void emit(IdempotencyEventType type, String operation, Object key, long token, String detail, Throwable cause) {
         boolean logged = type == IdempotencyEventType.INDETERMINATE || type == IdempotencyEventType.LEASE_LOST
                 || type == IdempotencyEventType.RESULT_NOT_STORED || type == IdempotencyEventType.RESULT_UNREADABLE
-                || type == IdempotencyEventType.FAIL_OPEN;
+                || type == IdempotencyEventType.FAIL_OPEN || type == IdempotencyEventType.ABANDONED;
         if (listeners.length == 0 && !logged) {
             return;
         }
