@@ -56,7 +56,7 @@ class ConfigurationPropertiesTest {
         }
     }
 
-    @Property(tries = 400)
+    @Property(tries = 300)
     void everyDurationAttributeTakesItsValueOrRefusesItByName(@ForAll DurationAttribute attribute,
                                                               @ForAll("durationLike") String text) {
         Duration meant = oracle(text);
