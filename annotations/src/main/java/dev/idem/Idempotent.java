@@ -125,4 +125,14 @@ public @interface Idempotent {
      * else the method is refused when planned; see the README's "Transactional mode".
      */
     StoreTransaction storeTransaction() default StoreTransaction.NONE;
+
+    /**
+     * {@return what a call does when it finds its key claimed by an execution whose {@link #lease()} passed (the
+     * owner died): {@link OnAbandoned#TAKE_OVER TAKE_OVER} runs the method again; {@link OnAbandoned#RECONCILE
+     * RECONCILE} first asks the application's {@code Reconciler} whether the work happened and stores its answer
+     * instead of running again; {@link OnAbandoned#FAIL FAIL} refuses with {@link IdempotencyAbandonedException}
+     * naming the key, until a person clears it} {@code RECONCILE} needs exactly one registered {@code Reconciler}
+     * answering for the method, checked when the method is first planned.
+     */
+    OnAbandoned onAbandoned() default OnAbandoned.TAKE_OVER;
 }

@@ -72,6 +72,7 @@ public final class IdemSettings {
     private final Map<String, String> properties;
     private final List<IdempotencyListener> listeners;
     private final List<KeyCanonicalizer<?>> canonicalizers;
+    private final List<Reconciler> reconcilers;
     private final int completionAttempts;
     private final Duration completionBackoff;
     private final Duration waitRecheck;
@@ -91,6 +92,7 @@ public final class IdemSettings {
         this.properties = Map.copyOf(b.properties);
         this.listeners = List.copyOf(b.listeners);
         this.canonicalizers = List.copyOf(b.canonicalizers);
+        this.reconcilers = List.copyOf(b.reconcilers);
         this.completionAttempts = b.completionAttempts;
         this.completionBackoff = b.completionBackoff;
         this.waitRecheck = b.waitRecheck;
@@ -113,8 +115,8 @@ public final class IdemSettings {
 
     /**
      * Settings from system properties, then {@code idem.properties} on the class path, then defaults; listeners,
-     * canonicalisers, retry classifiers and {@code Retry-After} extractors listed in {@code META-INF/services} are
-     * added.
+     * canonicalisers, retry classifiers, {@code Retry-After} extractors and reconcilers listed in
+     * {@code META-INF/services} are added.
      *
      * @return the settings the environment describes
      * @throws IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
@@ -158,6 +160,7 @@ public final class IdemSettings {
         ServiceLoader.load(KeyCanonicalizer.class, loader).forEach(builder::canonicalizer);
         ServiceLoader.load(RetryClassifier.class, loader).forEach(builder::retryClassifier);
         ServiceLoader.load(RetryAfter.class, loader).forEach(builder::retryAfter);
+        ServiceLoader.load(Reconciler.class, loader).forEach(builder::reconciler);
         return builder.build();
     }
 
@@ -272,6 +275,11 @@ public final class IdemSettings {
         return canonicalizers;
     }
 
+    /** {@return the reconcilers of {@code onAbandoned = RECONCILE} operations, in registration order} */
+    public List<Reconciler> reconcilers() {
+        return reconcilers;
+    }
+
     /** {@return how often saving a result is tried before the INDETERMINATE event} */
     public int completionAttempts() {
         return completionAttempts;
@@ -329,6 +337,7 @@ public final class IdemSettings {
         private final Map<String, String> properties = new LinkedHashMap<>();
         private final List<IdempotencyListener> listeners = new ArrayList<>();
         private final List<KeyCanonicalizer<?>> canonicalizers = new ArrayList<>();
+        private final List<Reconciler> reconcilers = new ArrayList<>();
         private int completionAttempts = 3;
         private Duration completionBackoff = Duration.ofMillis(50);
         private Duration waitRecheck = Duration.ofSeconds(1);
@@ -434,6 +443,18 @@ public final class IdemSettings {
          */
         public Builder listener(@Nonnull IdempotencyListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Adds a reconciler, asked whether an abandoned execution's work happened for the operations it
+         * {@linkplain Reconciler#reconciles(String) answers for} ({@code onAbandoned = RECONCILE}).
+         *
+         * @param reconciler the reconciler
+         * @return this builder
+         */
+        public Builder reconciler(@Nonnull Reconciler reconciler) {
+            reconcilers.add(Objects.requireNonNull(reconciler, "reconciler"));
             return this;
         }
 

@@ -17,8 +17,22 @@ public enum IdempotencyEventType {
      * time, or was told at once ({@code onInProgress = THROW}); or the call came from inside that very execution.
      */
     IN_PROGRESS,
-    /** A claim whose lease had passed was taken over; the method runs again with a larger fencing token. */
+    /**
+     * A claim whose lease had passed was taken over; the method runs again with a larger fencing token
+     * ({@code onAbandoned = TAKE_OVER}, or {@code RECONCILE} when the reconciler said the work did not happen).
+     */
     TAKEOVER,
+    /**
+     * A claim whose lease had passed was taken over and the {@code Reconciler} said its work happened: its answer
+     * was stored as the result and the method did not run again ({@code onAbandoned = RECONCILE}).
+     */
+    RECONCILED,
+    /**
+     * A claim whose lease had passed was found and the call was refused with {@code IdempotencyAbandonedException}:
+     * {@code onAbandoned = FAIL} (the refusal is recorded for the ttl, until a person decides), or the reconciler
+     * failed (the next call asks again). The method did not run. Also logged.
+     */
+    ABANDONED,
     /** A call came after the window, while the old record was still kept: it ran again. Widen the window? */
     LATE_DUPLICATE,
     /** The execution's claim was taken over while it ran; its completion was refused by fencing. */

@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
+import dev.idem.OnAbandoned;
 import dev.idem.OnInProgress;
 import dev.idem.OnStoreError;
 import dev.idem.OnUndecodable;
@@ -45,6 +46,7 @@ public final class IdempotencyPolicy {
     private final RetryPolicy retry;
     private final int maxConcurrent;
     private final StoreTransaction storeTransaction;
+    private final OnAbandoned onAbandoned;
 
     private IdempotencyPolicy(Builder b) {
         this.operation = b.operation;
@@ -68,6 +70,7 @@ public final class IdempotencyPolicy {
         this.retry = b.retry;
         this.maxConcurrent = b.maxConcurrent;
         this.storeTransaction = b.storeTransaction;
+        this.onAbandoned = b.onAbandoned;
     }
 
     /** {@return a builder starting from the annotation's defaults} */
@@ -117,7 +120,8 @@ public final class IdempotencyPolicy {
                 .onUndecodable(annotation.onUndecodable())
                 .retry(RetryPolicy.from(annotation.retry(), operation))
                 .maxConcurrent(annotation.maxConcurrent())
-                .storeTransaction(annotation.storeTransaction());
+                .storeTransaction(annotation.storeTransaction())
+                .onAbandoned(annotation.onAbandoned());
         if (!annotation.window().isEmpty()) {
             b.window(annotation.window());
         }
@@ -231,12 +235,16 @@ public final class IdempotencyPolicy {
     }
 
     /**
-    /**
      * {@return whether the claim, the method's writes and the completion are one transaction of the store's
      * database}
      */
     public StoreTransaction storeTransaction() {
         return storeTransaction;
+    }
+
+    /** {@return what a call does when it finds its key claimed by an execution whose lease passed} */
+    public OnAbandoned onAbandoned() {
+        return onAbandoned;
     }
 
     @Override
@@ -248,7 +256,8 @@ public final class IdempotencyPolicy {
                 + ", codec=" + (codec.isEmpty() ? "(default)" : codec) + ", onUndecodable=" + onUndecodable
                 + (retry.retries() ? ", retry=" + retry : "")
                 + (maxConcurrent > 0 ? ", maxConcurrent=" + maxConcurrent : "")
-                + ", storeTransaction=" + storeTransaction + "]";
+                + ", storeTransaction=" + storeTransaction
+                + ", onAbandoned=" + onAbandoned + "]";
     }
 
     /** Builds an {@link IdempotencyPolicy}; each setter rejects a bad value at once, naming the attribute. */
@@ -274,6 +283,7 @@ public final class IdempotencyPolicy {
         private RetryPolicy retry = RetryPolicy.none();
         private int maxConcurrent;
         private StoreTransaction storeTransaction = StoreTransaction.NONE;
+        private OnAbandoned onAbandoned = OnAbandoned.TAKE_OVER;
 
         private Builder() {
         }
@@ -300,6 +310,7 @@ public final class IdempotencyPolicy {
             retry = p.retry;
             maxConcurrent = p.maxConcurrent;
             storeTransaction = p.storeTransaction;
+            onAbandoned = p.onAbandoned;
         }
 
         /**
@@ -625,6 +636,18 @@ public final class IdempotencyPolicy {
          */
         public Builder storeTransaction(@Nonnull StoreTransaction storeTransaction) {
             this.storeTransaction = Objects.requireNonNull(storeTransaction, "storeTransaction");
+            return this;
+        }
+
+        /**
+         * Sets what a call does when it finds its key claimed by an execution whose lease passed, as
+         * {@link Idempotent#onAbandoned()}.
+         *
+         * @param onAbandoned TAKE_OVER (the default), RECONCILE or FAIL
+         * @return this builder
+         */
+        public Builder onAbandoned(@Nonnull OnAbandoned onAbandoned) {
+            this.onAbandoned = Objects.requireNonNull(onAbandoned, "onAbandoned");
             return this;
         }
 

@@ -113,7 +113,8 @@ class IdempotencyPolicyTest {
     void toStringShowsTheAttributesAndTheDefaultStore() throws Exception {
         assertEquals("IdempotencyPolicy[Jobs#run, scope=jobs, window=PT5M SLIDING, ttl=PT30M, lease=PT30S,"
                 + " onInProgress=WAIT, waitTimeout=PT10S, onStoreError=FAIL_CLOSED, failureTtl=PT0S,"
-                + " store=(default), coalesce=true, codec=(default), onUndecodable=FAIL, storeTransaction=NONE]", IdempotencyPolicy.custom().operation("Jobs#run").scope("jobs")
+                + " store=(default), coalesce=true, codec=(default), onUndecodable=FAIL, storeTransaction=NONE,"
+                + " onAbandoned=TAKE_OVER]", IdempotencyPolicy.custom().operation("Jobs#run").scope("jobs")
                 .window("5m").ttl("30m").build().toString());
         assertTrue(IdempotencyPolicy.from(annotation("everything"), "A#b").toString().contains("store=redis,"));
     }

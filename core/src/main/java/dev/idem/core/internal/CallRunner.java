@@ -68,6 +68,7 @@ public final class CallRunner implements AutoCloseable {
     private final LeaseHeartbeat heartbeat;
     private final ClaimedExecution execution;
     private final TransactionalExecution transactional;
+    private final AbandonedClaims abandoned;
     private final String owner;
     private final OnStoreError defaultOnStoreError;
     /** The longest a caller waiting on a store's watch goes without claiming again (a lost signal). */
@@ -75,7 +76,7 @@ public final class CallRunner implements AutoCloseable {
 
     CallRunner(Clock clock, Events events, LeaseHeartbeat heartbeat, String owner, OnStoreError defaultOnStoreError,
                int completionAttempts, Duration completionBackoff, AttemptRunner attempts,
-               Duration waitRecheck) {
+               Duration waitRecheck, AbandonedClaims abandoned) {
         this.clock = clock;
         this.events = events;
         this.local = new LocalResults(clock);
@@ -83,6 +84,7 @@ public final class CallRunner implements AutoCloseable {
         this.execution = new ClaimedExecution(clock, events, local, heartbeat, completionAttempts, completionBackoff,
                 attempts);
         this.transactional = new TransactionalExecution(clock, events, local, owner);
+        this.abandoned = abandoned;
         this.owner = owner;
         this.defaultOnStoreError = defaultOnStoreError;
         this.waitRecheckNanos = waitRecheck.toNanos();
@@ -289,8 +291,13 @@ public final class CallRunner implements AutoCloseable {
                         events.emit(IdempotencyEventType.RESULT_UNREADABLE, plan.operation, keyText,
                                 acquired.fencingToken(), "the stored result could not be decoded (" + unreadable
                                         + "); onUndecodable = RUN_AGAIN, so the method runs again");
+                    } else if (replaced.state() == RecordState.IN_PROGRESS) {
+                        AbandonedClaims.Settled settled = abandoned.settle(plan, keyText, acquired); // onAbandoned
+                        if (settled != null) {
+                            return settled.value();
+                        }
                     } else {
-                        reportReplaced(plan, keyText, acquired);
+                        reportLateDuplicate(plan, keyText, acquired);
                     }
                 }
                 return execution.run(plan, key, keyText, payload, acquired.fencingToken(), startedAt, body);
@@ -407,16 +414,10 @@ public final class CallRunner implements AutoCloseable {
                 + how + "; the method did not run for this caller");
     }
 
-    private void reportReplaced(OperationPlan plan, String keyText, ClaimOutcome.Acquired acquired) {
-        IdempotencyRecord replaced = acquired.replaced();
-        if (replaced.state() == RecordState.IN_PROGRESS) {
-            events.emit(IdempotencyEventType.TAKEOVER, plan.operation, keyText, acquired.fencingToken(),
-                    "the lease of " + replaced.owner() + " passed at " + replaced.leaseUntil());
-        } else {
-            events.emit(IdempotencyEventType.LATE_DUPLICATE, plan.operation, keyText, acquired.fencingToken(),
-                    "a duplicate arrived after window = " + plan.policy.window() + " (first execution started "
-                            + replaced.startedAt() + "); it ran again");
-        }
+    private void reportLateDuplicate(OperationPlan plan, String keyText, ClaimOutcome.Acquired acquired) {
+        events.emit(IdempotencyEventType.LATE_DUPLICATE, plan.operation, keyText, acquired.fencingToken(),
+                "a duplicate arrived after window = " + plan.policy.window() + " (first execution started "
+                        + acquired.replaced().startedAt() + "); it ran again");
     }
 
     @Override

@@ -581,7 +581,9 @@ final class CanonicalEncoder {
     /** UTF-8 without allocating: a length slot, the bytes, then the length patched in. */
     private void writeUtf8(String s) {
         int n = s.length();
-        ensure(4 + n * 3);
+        // Three bytes a char bound any text; a long one (a prompt, a document) is measured instead, so that its
+        // buffer is not three times its size.
+        ensure(4 + (n <= KEPT_BUFFER_LIMIT ? n * 3 : utf8Bound(s)));
         int lengthSlot = length;
         length += 4;
         for (int i = 0; i < n; i++) {
@@ -608,10 +610,23 @@ final class CanonicalEncoder {
         INTS.set(buffer, lengthSlot, length - lengthSlot - 4);
     }
 
+    /** At least the UTF-8 length of {@code s} (a surrogate pair counts six, not four), without allocating. */
+    private static int utf8Bound(String s) {
+        long bound = 0;
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            bound += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+        }
+        return (int) Math.min(bound, Integer.MAX_VALUE - 16);
+    }
+
     private void ensure(int extra) {
-        highWater = Math.max(highWater, length + extra);
-        if (length + extra > buffer.length) {
-            buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, length + extra));
+        int needed = length + extra;
+        highWater = Math.max(highWater, needed);
+        if (needed > buffer.length) {
+            // Doubling, or for one large value its size with an eighth to spare: the few bytes written after a
+            // 10 MB argument (the version, the window) then fit, instead of doubling to 20 MB and copying it again.
+            buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, needed + (needed >> 3) + 64));
         }
     }
 }

@@ -19,6 +19,7 @@ public final class EngineCore implements AutoCloseable {
     private final OperationPlanner planner;
     private final CallRunner runner;
     private final AttemptRunner attempts;
+    private final AbandonedClaims abandoned;
 
     /**
      * @param scheduler the lease heartbeat's scheduler, or null for a daemon thread of the engine's own
@@ -42,10 +43,12 @@ public final class EngineCore implements AutoCloseable {
         LeaseHeartbeat heartbeat = new LeaseHeartbeat(settings.clock(), scheduler, (operation, key, token) ->
                 events.emit(IdempotencyEventType.LEASE_LOST, operation, key, token,
                         "the lease was renewed too late and another caller took the key over"));
+        this.abandoned = new AbandonedClaims(settings.reconcilers(), events, settings.clock());
         this.attempts = new AttemptRunner(events, settings.clock(),
                 new RetryRules(settings.retryClassifiers(), settings.retryAfters()), retryRandom, retryTimer);
         this.runner = new CallRunner(settings.clock(), events, heartbeat, owner, settings.onStoreError(),
-                settings.completionAttempts(), settings.completionBackoff(), attempts, settings.waitRecheck());
+                settings.completionAttempts(), settings.completionBackoff(), attempts, settings.waitRecheck(),
+                abandoned);
         Codecs codecs = new Codecs(settings.defaultCodec(), loader);
         this.planner = new OperationPlanner(stores, codecs, settings.namespace(),
                 Canonicalizers.of(settings.canonicalizers()), runner::forgetPlan);
@@ -55,11 +58,15 @@ public final class EngineCore implements AutoCloseable {
     }
 
     public OperationPlan plan(Method method) {
-        return planner.plan(method);
+        OperationPlan plan = planner.plan(method);
+        abandoned.check(plan);
+        return plan;
     }
 
     public OperationPlan plan(IdempotencyPolicy policy, Type resultType) {
-        return planner.plan(policy, resultType);
+        OperationPlan plan = planner.plan(policy, resultType);
+        abandoned.check(plan);
+        return plan;
     }
 
     public Object run(OperationPlan plan, Object[] args, Invocation body) throws Throwable {

@@ -41,7 +41,7 @@ final class Events {
               int attempt, Duration delay) {
         boolean logged = type == IdempotencyEventType.INDETERMINATE || type == IdempotencyEventType.LEASE_LOST
                 || type == IdempotencyEventType.RESULT_NOT_STORED || type == IdempotencyEventType.RESULT_UNREADABLE
-                || type == IdempotencyEventType.FAIL_OPEN;
+                || type == IdempotencyEventType.FAIL_OPEN || type == IdempotencyEventType.ABANDONED;
         if (listeners.length == 0 && !logged) {
             return;
         }

@@ -6,6 +6,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InvalidClassException;
+import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
@@ -162,7 +163,11 @@ final class JavaSerializationCodec implements ResultCodec {
                 }
             }
         }) {
-            in.setObjectInputFilter(allowList);
+            // An array cannot hold more elements than the stream has bytes left: a length beyond that is a poisoned
+            // prefix, refused before the array is allocated (the allow-list's own bound is 50 million elements).
+            int streamLength = body.length - 1;
+            in.setObjectInputFilter(info -> info.arrayLength() > streamLength ? ObjectInputFilter.Status.REJECTED
+                    : allowList.checkInput(info));
             return in.readObject();
         }
     }

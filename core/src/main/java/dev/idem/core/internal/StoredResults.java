@@ -67,7 +67,7 @@ final class StoredResults {
     Object decode(byte[] stored) throws UnreadableResultException {
         if (stored.length < 4 || stored[0] != MARK || stored[1] < 1 || stored[1] > 16 || stored.length < stored[1] + 3) {
             throw new UnreadableResultException("the stored bytes are not a result written by this version of Idem"
-                    + " (no codec header)", null);
+                    + " (no codec header; this method reads with the '" + codecName + "' codec)", null);
         }
         int nameLength = stored[1];
         String writer = new String(stored, 2, nameLength, StandardCharsets.US_ASCII);

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class EventsTest {
     private static final Set<IdempotencyEventType> LOGGED = EnumSet.of(IdempotencyEventType.INDETERMINATE,
             IdempotencyEventType.LEASE_LOST, IdempotencyEventType.FAIL_OPEN, IdempotencyEventType.RESULT_NOT_STORED,
-            IdempotencyEventType.RESULT_UNREADABLE);
+            IdempotencyEventType.RESULT_UNREADABLE, IdempotencyEventType.ABANDONED);
 
     private final Logger logger = Logger.getLogger("dev.idem");
     private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
@@ -92,7 +92,7 @@ class EventsTest {
         assertEquals(List.of("INDETERMINATE Jobs#run idem:ns:s:k: what happened",
                 "LEASE_LOST Jobs#run idem:ns:s:k: what happened", "FAIL_OPEN Jobs#run idem:ns:s:k: what happened",
                 "RESULT_NOT_STORED Jobs#run idem:ns:s:k: what happened",
-                "RESULT_UNREADABLE Jobs#run idem:ns:s:k: what happened"),
+                "RESULT_UNREADABLE Jobs#run idem:ns:s:k: what happened", "ABANDONED Jobs#run idem:ns:s:k: what happened"),
                 messages.stream().sorted((a, b) -> order(a) - order(b)).toList());
         for (LogRecord record : logged) {
             assertEquals(Level.WARNING, record.getLevel());
@@ -101,7 +101,7 @@ class EventsTest {
     }
 
     private static int order(String message) {
-        return List.of("INDETERMINATE", "LEASE_LOST", "FAIL_OPEN", "RESULT_NOT_STORED", "RESULT_UNREADABLE").indexOf(message.substring(0, message.indexOf(' ')));
+        return List.of("INDETERMINATE", "LEASE_LOST", "FAIL_OPEN", "RESULT_NOT_STORED", "RESULT_UNREADABLE", "ABANDONED").indexOf(message.substring(0, message.indexOf(' ')));
     }
 
     @Test
