@@ -43,6 +43,10 @@ public final class EngineCore implements AutoCloseable {
         return planner.plan(method);
     }
 
+    public void check(Method method) {
+        planner.check(method);
+    }
+
     public OperationPlan plan(IdempotencyPolicy policy, Type resultType) {
         return planner.plan(policy, resultType);
     }
