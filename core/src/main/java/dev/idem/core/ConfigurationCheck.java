@@ -2,6 +2,8 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
+import dev.idem.core.internal.MethodNames;
+import dev.idem.core.internal.MisplacedAnnotation;
 import jakarta.annotation.Nonnull;
 
 import java.lang.reflect.Method;
@@ -83,19 +85,12 @@ public final class ConfigurationCheck {
         for (Method m : type.getDeclaredMethods()) {
             boolean annotated = m.isAnnotationPresent(Idempotent.class);
             if (annotated && Modifier.isAbstract(m.getModifiers())) {
-                problems.add(WeavingCheck.describe(m) + " is annotated @Idempotent but is abstract (declared by "
-                        + (type.isInterface() ? "an interface" : "an abstract class") + "): Java does not inherit"
-                        + " method annotations, so no weaver or agent applies it to the implementations, which"
-                        + " would run without protection. Put @Idempotent on each implementing method instead;"
-                        + " Idem refuses it on abstract methods in every mode.");
+                problems.add(MisplacedAnnotation.onAbstractMethod(MethodNames.describe(m), type.isInterface()));
             } else if (!annotated && !Modifier.isAbstract(m.getModifiers()) && !Modifier.isStatic(m.getModifiers())) {
                 Method declared = annotatedAbstractDeclaration(type, m);
                 if (declared != null) {
-                    problems.add(WeavingCheck.describe(m) + " implements " + WeavingCheck.describe(declared)
-                            + ", which is annotated @Idempotent, but is not annotated itself, so it runs without"
-                            + " protection: Java does not inherit method annotations. Annotate " + type.getName()
-                            + "#" + m.getName() + " and remove the annotation from "
-                            + declared.getDeclaringClass().getName() + ".");
+                    problems.add(MisplacedAnnotation.onUnannotatedImplementation(MethodNames.describe(m),
+                            MethodNames.describe(declared)));
                 }
             }
         }

@@ -3,6 +3,7 @@ package dev.idem.core;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
 import dev.idem.core.internal.InstrumentedTypes;
+import dev.idem.core.internal.MethodNames;
 import jakarta.annotation.Nonnull;
 
 import java.io.File;
@@ -74,7 +75,7 @@ public final class WeavingCheck {
         List<Method> unwoven = unwovenMethods(classes);
         if (!unwoven.isEmpty()) {
             problems.add(unwoven.size() + " @Idempotent method(s) are not woven and would run without protection: "
-                    + unwoven.stream().map(WeavingCheck::describe).collect(Collectors.joining(", "))
+                    + unwoven.stream().map(MethodNames::describe).collect(Collectors.joining(", "))
                     + ". Weave them at compile time (aspectj-maven-plugin with dev.idem:idem-aspect as an"
                     + " aspectLibrary), at load time (-javaagent:aspectjweaver.jar with idem-aspect on the class"
                     + " path), or attach the Idem agent.");
@@ -134,12 +135,6 @@ public final class WeavingCheck {
             }
         }
         return false;
-    }
-
-    /** {@code com.acme.OrderService#create(String, Cart)}: how every Idem message names a method. */
-    static String describe(Method m) {
-        return m.getDeclaringClass().getName() + "#" + m.getName() + Arrays.stream(m.getParameterTypes())
-                .map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
     }
 
     private static List<String> classNames(ClassLoader loader, String packageName) {
