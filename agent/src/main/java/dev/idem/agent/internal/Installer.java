@@ -107,6 +107,7 @@ public final class Installer {
                 .type((type, loader, module, beingRedefined, protectionDomain) -> beingRedefined == null
                         && annotatedTypes.matches(type))
                 .transform(transformer(args, instrumented, true))
+                .asTerminalTransformation() // else the next transformation instruments the class a second time
                 .type(annotatedTypes)
                 .transform(transformer(args, instrumented, false))
                 .installOn(instrumentation);
