@@ -75,6 +75,18 @@ public final class IdemEngine implements AutoCloseable {
     }
 
     /**
+     * Checks {@code method}'s annotation, key parameters, return type and result codec as {@link #validate} does,
+     * but neither creates nor reaches its store: what a build or a class being loaded can check before any call.
+     * Nothing is cached for calls; the first call still plans the method, with its store.
+     *
+     * @param method an {@code @Idempotent} method
+     * @throws IdempotencyConfigurationException naming the method and what to change
+     */
+    public void check(@Nonnull Method method) {
+        core.check(method);
+    }
+
+    /**
      * An idempotent operation for code that cannot use annotations. Build it once and keep it: the policy is
      * validated and planned here.
      *

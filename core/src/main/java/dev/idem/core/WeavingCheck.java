@@ -3,6 +3,7 @@ package dev.idem.core;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
 import dev.idem.core.internal.InstrumentedTypes;
+import dev.idem.core.internal.MethodNames;
 import jakarta.annotation.Nonnull;
 
 import java.io.File;
@@ -31,6 +32,9 @@ import java.util.stream.Stream;
  * class the agent was told to skip all look like success until a duplicate gets through; run this check at start-up
  * or in a test.
  *
+ * <p>{@code @Idempotent} on an abstract method (an interface's) is reported too, with the method that should carry
+ * it instead: no weaver or agent applies it to implementations (see {@link ConfigurationCheck}).
+ *
  * <p>A method counts as woven when AspectJ (at compile time or load time) left its around-advice body beside it
  * (a static method {@code name_aroundBodyN} taking the original parameters and a JoinPoint), or when the Idem agent
  * instrumented its class.
@@ -40,7 +44,8 @@ public final class WeavingCheck {
     }
 
     /**
-     * Lists the {@code @Idempotent} methods declared by {@code classes} that are not woven.
+     * Lists the {@code @Idempotent} methods declared by {@code classes} that have a body and are not woven. An
+     * abstract method has nothing to weave: {@link #requireWoven} reports it as misplaced instead.
      *
      * @param classes the classes to inspect
      * @return their unwoven {@code @Idempotent} methods; empty when all are woven
@@ -49,7 +54,8 @@ public final class WeavingCheck {
         List<Method> unwoven = new ArrayList<>();
         for (Class<?> c : classes) {
             for (Method m : c.getDeclaredMethods()) {
-                if (m.isAnnotationPresent(Idempotent.class) && !isWoven(m)) {
+                if (m.isAnnotationPresent(Idempotent.class) && !Modifier.isAbstract(m.getModifiers())
+                        && !isWoven(m)) {
                     unwoven.add(m);
                 }
             }
@@ -58,19 +64,27 @@ public final class WeavingCheck {
     }
 
     /**
-     * Throws when any {@code @Idempotent} method of {@code classes} is not woven.
+     * Throws when any {@code @Idempotent} method of {@code classes} is not woven, or is annotated where nothing
+     * can weave it (an abstract method, or an implementation of one that is not annotated itself).
      *
      * @param classes the classes to inspect
-     * @throws IdempotencyConfigurationException listing each such method and how to weave it
+     * @throws IdempotencyConfigurationException listing each such method and how to fix it
      */
     public static void requireWoven(@Nonnull Class<?>... classes) {
+        List<String> problems = new ArrayList<>();
         List<Method> unwoven = unwovenMethods(classes);
         if (!unwoven.isEmpty()) {
-            throw new IdempotencyConfigurationException(unwoven.size() + " @Idempotent method(s) are not woven and"
-                    + " would run without protection: " + unwoven.stream().map(WeavingCheck::describe)
-                    .collect(Collectors.joining(", ")) + ". Weave them at compile time (aspectj-maven-plugin with"
-                    + " dev.idem:idem-aspect as an aspectLibrary), at load time (-javaagent:aspectjweaver.jar with"
-                    + " idem-aspect on the class path), or attach the Idem agent.");
+            problems.add(unwoven.size() + " @Idempotent method(s) are not woven and would run without protection: "
+                    + unwoven.stream().map(MethodNames::describe).collect(Collectors.joining(", "))
+                    + ". Weave them at compile time (aspectj-maven-plugin with dev.idem:idem-aspect as an"
+                    + " aspectLibrary), at load time (-javaagent:aspectjweaver.jar with idem-aspect on the class"
+                    + " path), or attach the Idem agent.");
+        }
+        for (Class<?> c : classes) {
+            problems.addAll(ConfigurationCheck.misplacedAnnotations(c));
+        }
+        if (!problems.isEmpty()) {
+            throw new IdempotencyConfigurationException(String.join("\n", problems));
         }
     }
 
@@ -121,11 +135,6 @@ public final class WeavingCheck {
             }
         }
         return false;
-    }
-
-    private static String describe(Method m) {
-        return m.getDeclaringClass().getName() + "#" + m.getName() + Arrays.stream(m.getParameterTypes())
-                .map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
     }
 
     private static List<String> classNames(ClassLoader loader, String packageName) {

@@ -36,6 +36,38 @@ class WeavingCheckTest {
         assertTrue(e.getMessage().contains("aspectjweaver"), "says how to weave: " + e.getMessage());
     }
 
+    interface Repository {
+        @Idempotent(scope = "repository:save")
+        String save(String order);
+    }
+
+    static class RepositoryImpl implements Repository {
+        @Override
+        public String save(String order) {
+            return order;
+        }
+    }
+
+    @Test
+    void anInterfaceMethodIsReportedWithAdviceToAnnotateTheImplementationNotToWeave() {
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> WeavingCheck.requireWoven(Repository.class));
+        assertTrue(e.getMessage().contains(Repository.class.getName() + "#save(String) is annotated @Idempotent but"
+                + " is abstract (declared by an interface)"), e.getMessage());
+        assertTrue(e.getMessage().contains("Put @Idempotent on each implementing method"), e.getMessage());
+        assertTrue(!e.getMessage().contains("Weave them"), "nothing to weave on an interface: " + e.getMessage());
+        assertEquals(List.of(), WeavingCheck.unwovenMethods(Repository.class));
+    }
+
+    @Test
+    void anImplementationOfAnAnnotatedInterfaceMethodIsReportedAsUnprotected() {
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> WeavingCheck.requireWoven(RepositoryImpl.class));
+        assertTrue(e.getMessage().contains(RepositoryImpl.class.getName() + "#save(String) implements "
+                + Repository.class.getName() + "#save(String), which is annotated @Idempotent, but is not annotated"
+                + " itself"), e.getMessage());
+    }
+
     @Test
     void aPackageScanFindsUnwovenMethodsOnTheClassPath() {
         IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,

@@ -1,5 +1,6 @@
 package dev.idem.agent.internal;
 
+import dev.idem.core.ConfigurationCheck;
 import dev.idem.core.Idem;
 
 import java.lang.invoke.MethodHandle;
@@ -47,6 +48,21 @@ public final class Dispatcher {
         }
         Object result = Idem.engine().invoke(target.method, args, () -> target.proceed(self, args));
         return result == null ? NULL_RESULT : result;
+    }
+
+    /**
+     * Called when an instrumented class has been initialised (or, attached late, instrumented): reports every
+     * {@code @Idempotent} method of it the engine refuses, before any is called. Never throws: a class must not
+     * fail to initialise because of a report, and the engine refuses every call of such a method anyway.
+     */
+    public static void classInitialised(Class<?> type) {
+        try {
+            for (String problem : ConfigurationCheck.problems(Idem.engine(), type)) {
+                Installer.error(problem + " Every call of it is refused until this is fixed.");
+            }
+        } catch (RuntimeException | LinkageError e) {
+            Installer.error("could not check the @Idempotent methods of " + type.getName() + ": " + e);
+        }
     }
 
     /** The value the method returns for what {@link #enter} returned. */

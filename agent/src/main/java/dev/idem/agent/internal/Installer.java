@@ -5,12 +5,14 @@ import dev.idem.core.Idem;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.internal.InstrumentedTypes;
+import dev.idem.core.internal.MisplacedAnnotation;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.dynamic.Nexus;
+import net.bytebuddy.implementation.StubMethod;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.utility.JavaModule;
 
@@ -26,6 +28,7 @@ import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.isAnnotatedWith;
 import static net.bytebuddy.matcher.ElementMatchers.isMethod;
 import static net.bytebuddy.matcher.ElementMatchers.isNative;
+import static net.bytebuddy.matcher.ElementMatchers.isTypeInitializer;
 import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
@@ -42,15 +45,20 @@ import static net.bytebuddy.matcher.ElementMatchers.returns;
  * sees a class after the weaver has.
  *
  * <p>A class whose annotated methods the arguments exclude is reported as an error, since those methods run
- * unprotected.
+ * unprotected. So is {@code @Idempotent} on an abstract method (an interface's): it is not inherited, so nothing
+ * applies it to implementations (the answer of every mode, see {@code ConfigurationCheck}). An instrumented
+ * class's configuration is checked when it is initialised, before any of its methods can be called: a class loaded
+ * after the agent gets a static initialiser that does it; one already loaded is checked once instrumented.
  */
 public final class Installer {
     /** Set once installed; a system property, so a second copy of the agent in another loader also sees it. */
     static final String INSTALLED = "dev.idem.agent.installed";
     private static final PrintStream OUT = System.err;
 
+    private static final ElementMatcher.Junction<MethodDescription> ANNOTATED =
+            isMethod().and(isAnnotatedWith(named("dev.idem.Idempotent")));
     private static final ElementMatcher.Junction<MethodDescription> IDEMPOTENT =
-            isMethod().and(isAnnotatedWith(named("dev.idem.Idempotent"))).and(not(isAbstract())).and(not(isNative()));
+            ANNOTATED.and(not(isAbstract())).and(not(isNative()));
 
     private Installer() {
     }
@@ -82,6 +90,7 @@ public final class Installer {
         // relocated with Byte Buddy, so this reaches only the agent's own copy, never the application's.
         System.setProperty(Nexus.PROPERTY, "true");
         Set<String> instrumented = ConcurrentHashMap.newKeySet();
+        ElementMatcher<TypeDescription> annotatedTypes = declaresMethod(ANNOTATED);
         new AgentBuilder.Default()
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
@@ -93,18 +102,43 @@ public final class Installer {
                         .or(nameStartsWith("dev.idem.store."))
                         .or(nameStartsWith("java.")).or(nameStartsWith("jdk.")).or(nameStartsWith("sun."))
                         .or(nameStartsWith("com.sun.")).or(isSynthetic()))
-                .type(declaresMethod(IDEMPOTENT))
-                .transform(transformer(args, instrumented))
+                // A class loading now gets a static initialiser that checks it; one already loaded cannot change
+                // shape (retransformation adds no method), so it is checked below once instrumented.
+                .type((type, loader, module, beingRedefined, protectionDomain) -> beingRedefined == null
+                        && annotatedTypes.matches(type))
+                .transform(transformer(args, instrumented, true))
+                .asTerminalTransformation() // else the next transformation instruments the class a second time
+                .type(annotatedTypes)
+                .transform(transformer(args, instrumented, false))
                 .installOn(instrumentation);
+        for (Class<?> loaded : instrumentation.getAllLoadedClasses()) {
+            if (instrumented.contains(loaded.getName())) {
+                Dispatcher.classInitialised(loaded);
+            }
+        }
     }
 
-    private static AgentBuilder.Transformer transformer(AgentArguments args, Set<String> instrumented) {
+    /** Reports a problem the application must fix: standard error, one line, marked so it is found. */
+    static void error(String problem) {
+        OUT.println("[idem-agent] ERROR " + problem);
+    }
+
+    private static AgentBuilder.Transformer transformer(AgentArguments args, Set<String> instrumented,
+                                                        boolean checkOnInitialisation) {
         return (builder, type, loader, module, protectionDomain) -> {
+            if (type.getDeclaredMethods().filter(IDEMPOTENT).isEmpty()) {
+                // Only abstract methods are annotated (an interface): nothing to instrument, and nothing would
+                // ever check the implementations, so it is refused here, as the interface loads.
+                for (MethodDescription m : type.getDeclaredMethods().filter(ANNOTATED)) {
+                    error(MisplacedAnnotation.onAbstractMethod(describe(type, m), type.isInterface()));
+                }
+                return builder;
+            }
             String excludedBy = args.exclusionOf(type.getName());
             if (excludedBy != null) {
                 for (MethodDescription m : type.getDeclaredMethods().filter(IDEMPOTENT)) {
-                    OUT.println("[idem-agent] ERROR " + describe(type, m) + " is annotated @Idempotent but not"
-                            + " instrumented (excluded by " + excludedBy + "): it runs without protection");
+                    error(describe(type, m) + " is annotated @Idempotent but not instrumented (excluded by "
+                            + excludedBy + "): it runs without protection");
                 }
                 return builder;
             }
@@ -116,7 +150,10 @@ public final class Installer {
             }
             InstrumentedTypes.add(type.getName());
             instrumented.add(type.getName());
-            return instrument(builder);
+            DynamicType.Builder<?> advised = instrument(builder);
+            // The advice wraps a stub, so a class without a static initialiser gets one that only checks it.
+            return checkOnInitialisation ? advised.invokable(isTypeInitializer())
+                    .intercept(Advice.to(ClassCheckAdvice.class).wrap(StubMethod.INSTANCE)) : advised;
         };
     }
 

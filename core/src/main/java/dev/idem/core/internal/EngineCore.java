@@ -63,6 +63,10 @@ public final class EngineCore implements AutoCloseable {
         return plan;
     }
 
+    public void check(Method method) {
+        planner.check(method);
+    }
+
     public OperationPlan plan(IdempotencyPolicy policy, Type resultType) {
         OperationPlan plan = planner.plan(policy, resultType);
         abandoned.check(plan);

@@ -72,6 +72,19 @@ public final class OperationPlanner {
 
     /** The plan of an {@code @Idempotent} method. */
     OperationPlan plan(Method method) {
+        return plan(method, true);
+    }
+
+    /**
+     * Checks {@code method} as {@link #plan(Method)} does, except its store, which is neither created nor reached:
+     * what a build, or a class being loaded, can check without the application's servers. Its scope is claimed, so
+     * two methods sharing a scope with different result types are caught too.
+     */
+    void check(Method method) {
+        plan(method, false);
+    }
+
+    private OperationPlan plan(Method method, boolean withStore) {
         String operation = method.getDeclaringClass().getName() + "#" + method.getName();
         Idempotent annotation = method.getAnnotation(Idempotent.class);
         if (annotation == null) {
@@ -89,7 +102,8 @@ public final class OperationPlanner {
         ClassLoader loader = method.getDeclaringClass().getClassLoader();
         List<Class<?>> failureTypes = new ArrayList<>(Arrays.asList(method.getExceptionTypes()));
         failureTypes.addAll(policy.noRetryFor());
-        OperationPlan plan = new OperationPlan(operation, policy, store(operation, policy), namespace, scope, key,
+        OperationPlan plan = new OperationPlan(operation, policy, withStore ? store(operation, policy) : null,
+                namespace, scope, key,
                 payload, kind, results(operation, policy, stored, loader),
                 new FailureCodec(operation, failureTypes, loader), canonicalizers);
         TransactionalExecution.requireSupported(plan, storeName(policy));

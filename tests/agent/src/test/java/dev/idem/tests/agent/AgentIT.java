@@ -210,4 +210,34 @@ class AgentIT {
                 + " is annotated @Idempotent but not instrumented (excluded by exclude=dev.idem.tests.agent.app)"),
                 run.toString());
     }
+
+    @Test
+    void aBadDeclarationIsReportedWhenItsClassLoadsBeforeAnyCallAndNeverRuns() throws Exception {
+        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "bad-ttl");
+
+        List<String> err = run.errLines();
+        assertEquals(2, err.size(), run.toString());
+        assertTrue(err.get(0).startsWith("[idem-agent] ERROR dev.idem.tests.agent.app.BadDeclarations$BadTtl#generate:"
+                + " @Idempotent(ttl = \"5 min\") is not a duration"), run.toString());
+        assertTrue(err.get(0).endsWith("Every call of it is refused until this is fixed."), run.toString());
+        assertEquals("-- before the first call --", err.get(1), "reported as the class loaded: " + run);
+        assertEquals("yes", run.value("refused"), run.toString());
+        assertEquals("0", run.value("runs"), "never run unprotected: " + run);
+    }
+
+    @Test
+    void anAnnotatedInterfaceMethodIsRefusedWhenTheInterfaceLoadsAndItsImplementationIsNotInstrumented()
+            throws Exception {
+        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "interface");
+
+        List<String> err = run.errLines();
+        assertEquals(2, err.size(), run.toString());
+        assertTrue(err.get(0).startsWith("[idem-agent] ERROR dev.idem.tests.agent.app.BadDeclarations$Orders#create("
+                + "String) is annotated @Idempotent but is abstract (declared by an interface)"), run.toString());
+        assertTrue(err.get(0).contains("Put @Idempotent on each implementing method instead"), run.toString());
+        assertEquals("-- before the first call --", err.get(1), run.toString());
+        assertEquals("2", run.value("runs"), "the same answer as the weavers: not applied, refused loudly: " + run);
+    }
 }

@@ -159,7 +159,9 @@ final class PublicationCheck {
 
         Set<String> expected = new TreeSet<>();
         for (Module module : reactor.published()) {
-            if (!"pom".equals(module.pom().packaging())) {
+            // A BOM manages dependencies; a Maven plugin's version is not one (pluginManagement is never imported).
+            String packaging = module.pom().packaging();
+            if (!"pom".equals(packaging) && !"maven-plugin".equals(packaging)) {
                 expected.add(module.artifactId());
             }
         }

@@ -85,6 +85,11 @@ public final class AgentApp {
                 service.generate("after");
                 System.out.println("runs=" + service.runs.get());
                 break;
+            case "bad-ttl":
+            case "interface":
+                // In a class of their own: verifying this one must not load the declarations they exercise.
+                BadDeclarations.run(args[0]);
+                break;
             default:
                 throw new IllegalArgumentException("unknown scenario " + args[0]);
         }
