@@ -748,8 +748,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Runs one operation on a borrowed connection. A connection that failed is closed by the pool's check and the
-     * next call borrows a fresh one: a lost connection fails the operation (closed) and the next call reconnects.
+     * Runs one operation on a borrowed connection. A lost connection fails the operation (closed) and the next call
+     * reconnects: the pool retires the connection that failed, and when the store owns the pool the connections idle
+     * beside it are retired too, since what drops one connection (a server restart, a failover, a network cut) has
+     * almost always dropped them all, and the pool would otherwise hand them out, one failed call each.
      */
     private <T> T run(String operation, String key, Work<T> work) {
         requireOpen(operation, key);
@@ -759,8 +761,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             }
             return work.apply(c);
         } catch (SQLException | RuntimeException e) {
+            if (ownedPool != null && isConnectionLost(e)) {
+                ownedPool.getHikariPoolMXBean().softEvictConnections();
+            }
             throw failure(operation, key, e);
         }
+    }
+
+    /** An error of the connection rather than of the statement: SQLSTATE class 08, or the server shutting down. */
+    private static boolean isConnectionLost(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null
+                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What an operation that failed on the database throws: it names the operation and the key's scope. */
