@@ -1,5 +1,8 @@
 package dev.idem.core;
 
+import dev.idem.store.tck.CapturedLog;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import java.util.logging.Level;
 import dev.idem.IdempotencyConflictException;
 import dev.idem.IdempotencyContext;
 import dev.idem.IdempotencyFailureReplayException;
@@ -43,6 +46,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every row of SEMANTICS.md section 5 for the in-memory store, on a clock the test moves. */
 class CallSemanticsTest {
+    /** The warnings these tests provoke on purpose are asserted, not printed. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of("dev.idem");
+
 
     record Article(String topic, int day, int edition) implements Serializable {
     }
@@ -560,6 +567,7 @@ class CallSemanticsTest {
 
             assertEquals(1, pipeline.runs.get());
             assertEquals(1, outage.count(IdempotencyEventType.FAIL_OPEN));
+            log.assertLogged(Level.WARNING, "FAIL_OPEN");
         }
 
         @Test
@@ -580,6 +588,7 @@ class CallSemanticsTest {
 
             assertEquals(new Article("rust", 1, 1), article);
             IdempotencyEvent event = outage.last(IdempotencyEventType.INDETERMINATE);
+            log.assertLogged(Level.WARNING, "INDETERMINATE");
             assertEquals(2, breakable.failedCompletions.get(), "completion was retried");
             IdempotencyRecord left = breakable.delegate.get(event.key()).orElseThrow();
             assertEquals(RecordState.IN_PROGRESS, left.state(), "left in progress until its lease passes");

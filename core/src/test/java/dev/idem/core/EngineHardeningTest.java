@@ -1,5 +1,8 @@
 package dev.idem.core;
 
+import dev.idem.store.tck.CapturedLog;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import java.util.logging.Level;
 import dev.idem.IdempotencyContext;
 import dev.idem.IdempotencyInProgressException;
 import dev.idem.IdempotencyKey;
@@ -51,6 +54,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class EngineHardeningTest {
+    /** The warnings these tests provoke on purpose are asserted, not printed. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of("dev.idem");
+
     private static final long WAIT_SECONDS = 10;
 
     /** A value whose encoding throws an Error, as a value nested too deep for the encoder's stack would. */
@@ -288,6 +295,7 @@ class EngineHardeningTest {
 
             assertEquals("rust", first.topic, "the work happened, so its caller gets the result");
             IdempotencyEvent event = fx.last(IdempotencyEventType.RESULT_NOT_STORED);
+            log.assertLogged(Level.WARNING, "RESULT_NOT_STORED");
             assertTrue(event.detail().contains("recorded as FAILED"), event.detail());
             assertInstanceOf(StackOverflowError.class, event.cause());
             assertEquals(RecordState.FAILED, fx.store.get(event.key()).orElseThrow().state(),
@@ -694,6 +702,7 @@ class EngineHardeningTest {
 
             assertEquals(1, fx.count(IdempotencyEventType.LEASE_LOST));
             assertTrue(fx.last(IdempotencyEventType.LEASE_LOST).detail().contains("renewed too late"));
+            log.assertLogged(Level.WARNING, "LEASE_LOST");
             service.mayFinish.countDown();
             assertEquals("rust done", await(running), "the caller still gets its result");
             assertEquals(2, fx.count(IdempotencyEventType.LEASE_LOST), "and its completion is refused by fencing");

@@ -234,7 +234,7 @@ class IdempotencyPolicyTest {
 
     @Test
     void noRetryForTypesAreCopiedAndNeverNull() {
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array can only be made raw
         Class<? extends Throwable>[] types = new Class[] {IOException.class};
         IdempotencyPolicy.Builder b = IdempotencyPolicy.custom().noRetryFor(types);
         types[0] = TimeoutException.class;

@@ -1,5 +1,7 @@
 package dev.idem.core;
 
+import dev.idem.store.tck.CapturedLog;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyKey;
 import dev.idem.Idempotent;
@@ -40,6 +42,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * unaffected. On a clock the test moves. The flood of two million keys in a small heap is {@link InMemoryFloodTest}.
  */
 class InMemoryBoundTest {
+    /** The warnings these tests provoke on purpose are asserted, not printed. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of("dev.idem");
+
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final Duration HOUR = Duration.ofHours(1);
 

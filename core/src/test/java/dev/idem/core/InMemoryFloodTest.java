@@ -1,5 +1,7 @@
 package dev.idem.core;
 
+import dev.idem.store.tck.CapturedLog;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +23,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * this test checks its report and its log.
  */
 class InMemoryFloodTest {
+    /** The warnings these tests provoke on purpose are asserted, not printed. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of("dev.idem");
+
     private static final int KEYS = 2_000_000;
     private static final int BOUND = 10_000;
 

@@ -1,5 +1,8 @@
 package dev.idem.core;
 
+import dev.idem.store.tck.CapturedLog;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import java.util.logging.Level;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.Idempotent;
@@ -38,6 +41,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ResultCodecSelectionTest {
+    /** The warnings these tests provoke on purpose are asserted, not printed. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of("dev.idem");
+
     private final EngineFixture fx = new EngineFixture();
 
     @AfterEach
@@ -171,6 +178,7 @@ class ResultCodecSelectionTest {
         assertTrue(message.contains("delete the record") && message.contains("onUndecodable = RUN_AGAIN"), message);
         assertEquals(0, service.runs.get(), "the operation did run once, so it is not run again by default");
         assertEquals(1, fx.count(IdempotencyEventType.RESULT_UNREADABLE));
+        log.assertLogged(Level.WARNING, "RESULT_UNREADABLE");
     }
 
     @Test

@@ -55,7 +55,7 @@ public enum RecordState {
     private static final class Successors {
         static final Set<RecordState>[] OF = table();
 
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array can only be made raw
         private static Set<RecordState>[] table() {
             RecordState[] states = values();
             Set<RecordState>[] of = new Set[states.length];

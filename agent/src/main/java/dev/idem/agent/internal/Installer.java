@@ -144,7 +144,11 @@ public final class Installer {
             }
             if (!type.getDeclaredFields().filter(nameStartsWith("ajc$")).isEmpty()) {
                 if (args.verbose()) {
-                    OUT.println("[idem-agent] " + type.getName() + " is already woven by AspectJ; left alone");
+                    // Said per method, as "instrumented" is, so that verbose output accounts for every one.
+                    for (MethodDescription m : type.getDeclaredMethods().filter(IDEMPOTENT)) {
+                        OUT.println("[idem-agent] left to AspectJ " + describe(type, m) + " (its class is already"
+                                + " woven by AspectJ, so its advice runs once)");
+                    }
                 }
                 return builder;
             }

@@ -5,9 +5,8 @@ import dev.idem.core.IdempotencyListener;
 import dev.idem.core.InMemoryIdempotencyStore;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.IdempotencyStoreProvider;
-import jakarta.annotation.Priority;
-
 import java.lang.System.Logger.Level;
+import java.lang.annotation.Annotation;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,12 +19,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Resolves store names to stores, once each: instances registered in the settings first, then providers found
- * with {@link ServiceLoader} (the highest {@link Priority} wins a name), then a provider's class name. Closes the
- * stores it created. Every in-memory store it hands out, registered or created, reports its evictions to the
- * engine's listener until the registry closes (a registered store may outlive the engine, or serve several).
+ * with {@link ServiceLoader} (the highest {@code jakarta.annotation.Priority} wins a name), then a provider's class
+ * name. Closes the stores it created. Every in-memory store it hands out, registered or created, reports its
+ * evictions to the engine's listener until the registry closes (a registered store may outlive the engine, or serve
+ * several).
  */
 final class StoreRegistry implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(StoreRegistry.class.getName());
+    private static final String PRIORITY = "jakarta.annotation.Priority";
 
     private final Map<String, IdempotencyStore> registered;
     private final Map<String, String> properties;
@@ -113,9 +114,22 @@ final class StoreRegistry implements AutoCloseable {
         return byName;
     }
 
+    /**
+     * The provider's {@code jakarta.annotation.Priority}, else 0. Read by the annotation's name rather than its
+     * class: the agent jar does not bundle jakarta.annotation, so there the only {@code Priority} is the
+     * application's own (or none at all, and then no provider can carry one).
+     */
     private static int priority(IdempotencyStoreProvider provider) {
-        Priority p = provider.getClass().getAnnotation(Priority.class);
-        return p == null ? 0 : p.value();
+        for (Annotation a : provider.getClass().getAnnotations()) {
+            if (a.annotationType().getName().equals(PRIORITY)) {
+                try {
+                    return (Integer) a.annotationType().getMethod("value").invoke(a);
+                } catch (ReflectiveOperationException | ClassCastException e) {
+                    throw new IllegalStateException("cannot read @Priority of " + provider.getClass().getName(), e);
+                }
+            }
+        }
+        return 0;
     }
 
     private IdempotencyStoreProvider instantiate(String className) {

@@ -1,5 +1,8 @@
 package dev.idem.codec.jackson;
 
+import dev.idem.store.tck.CapturedLog;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import java.util.logging.Level;
 import dev.idem.IdempotencyResultNotStoredException;
 import dev.idem.Idempotent;
 import dev.idem.core.IdemEngine;
@@ -40,6 +43,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ThroughTheEngineTest {
+    /** The warnings these tests provoke on purpose are asserted, not printed. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of("dev.idem");
+
     enum Status { DRAFT, PUBLISHED }
 
     /** A plain record: not Serializable. */
@@ -206,5 +213,6 @@ class ThroughTheEngineTest {
         assertThrows(IdempotencyResultNotStoredException.class, () -> call(first, service, "subtype", "t-1"));
         assertEquals(1, service.runs.get());
         assertTrue(events.stream().anyMatch(e -> e.type() == IdempotencyEventType.RESULT_NOT_STORED));
+        log.assertLogged(Level.WARNING, "RESULT_NOT_STORED");
     }
 }

@@ -7,6 +7,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -14,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -117,8 +120,8 @@ class AgentIT {
         Jvm.Run run = jvm.run(agent("verbose=true"), classPath, "dev.idem.samples.RetryStormDemo");
 
         assertEquals(0, run.exitCode(), run.toString());
-        assertTrue(run.err().contains("dev.idem.samples.IdempotentArticlePipeline is already woven by AspectJ; left"
-                + " alone"), run.toString());
+        assertTrue(run.err().contains("[idem-agent] left to AspectJ dev.idem.samples.IdempotentArticlePipeline#"),
+                "verbose says which methods it left to AspectJ: " + run);
         assertTrue(run.out().lines().anyMatch(l -> l.matches("operations \\(billed generations\\)\\s+13\\s+4")),
                 run.toString());
     }
@@ -134,9 +137,24 @@ class AgentIT {
             Jvm.Run run = jvm.run(options, classPath, APP, "dedup");
 
             assertEquals("2", run.value("runs"), "one execution per method, whichever agent starts first: " + run);
-            assertTrue(run.err().contains("dev.idem.tests.agent.app.ArticleService is already woven by AspectJ; left"
-                    + " alone"), run.toString());
+            for (String method : List.of("generate(String)", "publish(String)", "count(String)")) {
+                assertTrue(run.err().contains("[idem-agent] left to AspectJ dev.idem.tests.agent.app.ArticleService#"
+                        + method + " (its class is already woven by AspectJ"), method + ": " + run);
+            }
             assertFalse(run.err().contains("instrumented dev.idem.tests.agent.app.ArticleService"), run.toString());
+        }
+    }
+
+    @Test
+    void theAgentJarHoldsNoClassOutsideDevIdem() throws IOException {
+        try (JarFile jar = new JarFile(AGENT)) {
+            List<String> foreign = jar.stream().map(JarEntry::getName)
+                    .map(name -> name.replaceFirst("^META-INF/versions/\\d+/", ""))
+                    .filter(name -> name.endsWith(".class") && !name.startsWith("dev/idem/"))
+                    .toList();
+
+            assertEquals(List.of(), foreign, "every bundled library is relocated under dev.idem.agent.shaded (or"
+                    + " left out), so none meets the application's own copy");
         }
     }
 
