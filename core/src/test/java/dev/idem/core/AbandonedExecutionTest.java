@@ -8,9 +8,11 @@ import dev.idem.Idempotent;
 import dev.idem.OnAbandoned;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
+import dev.idem.store.tck.CapturedLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.Serializable;
@@ -32,6 +34,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -124,6 +127,9 @@ class AbandonedExecutionTest {
     private final EngineFixture fx = new EngineFixture(b -> b.reconciler(reconciler));
     private final EngineFixture peer = new EngineFixture(fx.store, b -> b.clock(fx.clock).reconciler(reconciler));
     private final Orders orders = new Orders();
+    /** Abandoned claims and fenced completions are warnings an operator must see; asserted here, not printed. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of("dev.idem");
     private final ExecutorService peerThread = Executors.newSingleThreadExecutor();
     private Future<Object> peerCall;
 
@@ -163,6 +169,15 @@ class AbandonedExecutionTest {
         peerCall.get(30, TimeUnit.SECONDS);
         assertEquals(1, peer.count(IdempotencyEventType.LEASE_LOST), "the dead owner's late completion is refused");
         assertEquals(0, peer.count(IdempotencyEventType.EXECUTED));
+        assertWarned(IdempotencyEventType.LEASE_LOST);
+    }
+
+    /** A warning of {@code type} naming the stalled call's key was logged. */
+    private void assertWarned(IdempotencyEventType type) {
+        String key = orders.seen.get().key();
+        List<String> lines = log.lines(Level.WARNING);
+        assertTrue(lines.stream().anyMatch(l -> l.contains(type.name()) && l.contains(key)),
+                "expected a " + type + " warning naming " + key + "; logged: " + lines);
     }
 
     @Test
@@ -262,6 +277,7 @@ class AbandonedExecutionTest {
         assertInstanceOf(java.io.IOException.class, e.getCause());
         assertEquals(1, orders.runs.get(), "the method did not run");
         assertEquals(1, fx.count(IdempotencyEventType.ABANDONED));
+        assertWarned(IdempotencyEventType.ABANDONED);
         IdempotencyRecord held = fx.store.get(key).orElseThrow();
         assertEquals(RecordState.IN_PROGRESS, held.state(), "not released: an absent key would run unasked");
 
@@ -304,6 +320,7 @@ class AbandonedExecutionTest {
         assertTrue(e.getMessage().contains("delete the record"), e.getMessage());
         assertEquals(1, orders.runs.get(), "the method did not run again");
         assertEquals(1, fx.count(IdempotencyEventType.ABANDONED));
+        assertWarned(IdempotencyEventType.ABANDONED);
         assertEquals(RecordState.FAILED, fx.store.get(key).orElseThrow().state());
 
         peerWakesUpAndIsFenced();

@@ -1,14 +1,17 @@
 package dev.idem.core;
 
+import dev.idem.store.tck.CapturedLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -29,6 +32,10 @@ class RetrySpiTest {
                     : RetryClassifier.Verdict.UNDECIDED)
             .retryAfter((failure, now) -> failure instanceof Flaky ? Optional.of(((Flaky) failure).wait)
                     : Optional.empty()));
+
+    /** The broken classifier's warnings are expected: asserted here, not printed. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of("dev.idem");
 
     RetrySpiTest() {
         timer.fx = fx;
@@ -95,6 +102,11 @@ class RetrySpiTest {
             throw new IllegalArgumentException("nobody retries this");
         }, "other"));
         assertEquals(1, others.get());
+        List<String> undecided = log.lines(Level.WARNING).stream().filter(l -> l.contains("taken as undecided"))
+                .toList();
+        assertEquals(3, undecided.size(), "the broken classifier is reported each time it throws: " + undecided);
+        assertTrue(undecided.get(0).contains(Flaky.class.getName()), undecided.get(0));
+        assertTrue(undecided.get(2).contains(IllegalArgumentException.class.getName()), undecided.get(2));
     }
 
     @Test

@@ -12,9 +12,11 @@ import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.RecordState;
+import dev.idem.store.tck.CapturedLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -31,6 +33,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -67,6 +70,10 @@ public abstract class PoisonedResultsContract {
             return new Receipt(id, SCAN.clone());
         }
     }
+
+    /** The refusals are warnings an operator must see; here they are asserted instead of printed. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of("dev.idem");
 
     private final String namespace = "hostile-" + UUID.randomUUID().toString().substring(0, 8);
     private final Receipts receipts = new Receipts();
@@ -159,6 +166,11 @@ public abstract class PoisonedResultsContract {
         assertEquals(1, receipts.runs.get(), "the operation happened once; poisoned bytes never make it run again");
         assertEquals(List.of(), GadgetB.Log.EVENTS, "nothing named by the bytes was initialised or deserialised");
         assertEquals(2, events.stream().filter(e -> e.type() == IdempotencyEventType.RESULT_UNREADABLE).count());
+        List<String> warned = log.lines(Level.WARNING).stream().filter(l -> l.contains("RESULT_UNREADABLE")).toList();
+        assertEquals(2, warned.size(), "one warning per refused call: " + warned);
+        for (String line : warned) {
+            assertTrue(line.contains(key) && line.contains("'" + codec + "'"), "names the key and the codec: " + line);
+        }
         assertEquals(RecordState.COMPLETED, store.get(key).orElseThrow().state(), "the record is left for a person");
         return first;
     }

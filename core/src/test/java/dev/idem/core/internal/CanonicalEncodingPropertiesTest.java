@@ -25,6 +25,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,6 +41,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  */
 class CanonicalEncodingPropertiesTest {
     private static final int MAX_DEPTH = 3;
+    /**
+     * The value domain has more edge cases than the bounded tries, so jqwik says at INFO that it stopped mixing them
+     * in; that is expected here and only noise in the build. Held, so the level is not lost with a collected logger;
+     * set when the class initialises, which is before jqwik generates the first value.
+     */
+    private static final Logger EDGE_CASE_NOTICE = quietened(
+            Logger.getLogger("net.jqwik.engine.properties.RandomizedShrinkablesGenerator"));
+
+    private static Logger quietened(Logger logger) {
+        logger.setLevel(Level.WARNING);
+        return logger;
+    }
 
     @Property(tries = 250)
     void equalValuesEncodeAlikeAndDifferentOnesNever(@ForAll("pairs") Tuple.Tuple2<Object, Object> pair) {

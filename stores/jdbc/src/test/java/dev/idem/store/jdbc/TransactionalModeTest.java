@@ -43,6 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>Each engine has its own store and pool, as two processes would: nothing is shared between them but the database.
  */
+// "try": a joined Scope is held for its effect (the engine joins the open transaction), never referenced in the body
+@SuppressWarnings("try")
 class TransactionalModeTest {
     private final String url = TestPostgres.url();
     private final String table = JdbcStoreTck.uniqueTable();

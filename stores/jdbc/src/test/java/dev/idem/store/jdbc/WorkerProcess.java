@@ -102,9 +102,14 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
-            kill();
+            try {
+                kill();
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt(); // close() must not throw it; the caller's interrupt is kept
+            }
         }
     }
 

@@ -97,9 +97,14 @@ final class ChildJvm implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
-            kill();
+            try {
+                kill();
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt(); // close() must not throw it; the caller's interrupt is kept
+            }
         }
     }
 }

@@ -6,10 +6,12 @@ import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
+import dev.idem.store.tck.CapturedLog;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +28,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -39,6 +42,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RedisOutageTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /** The result that cannot be saved is a warning an operator must see; asserted here, not printed. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of("dev.idem");
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     private final IdempotencyPolicy policy = IdempotencyPolicy.custom().operation("Reports#build")
             .scope("outage-" + UUID.randomUUID().toString().substring(0, 8) + ":reports")
@@ -81,6 +87,7 @@ class RedisOutageTest {
             held.finish.countDown();
             assertEquals("held result", held.owner.get(60, TimeUnit.SECONDS),
                     "the execution that was running returns its result, though it cannot be saved");
+            log.assertLogged(Level.WARNING, "INDETERMINATE Reports#build");
 
             server.startAgain();
             // The store fails at once for one timeout after a failed connection attempt (so that callers queued

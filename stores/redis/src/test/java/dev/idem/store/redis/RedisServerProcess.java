@@ -91,7 +91,8 @@ final class RedisServerProcess implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile())).start();
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (true) {
-            try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            try {
+                new Socket(InetAddress.getLoopbackAddress(), port).close(); // it accepts connections: started
                 return;
             } catch (IOException notYet) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
@@ -123,11 +124,16 @@ final class RedisServerProcess implements AutoCloseable {
 
     /** Stops the server, forcibly if it has not stopped within 10 seconds. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
             process.destroyForcibly();
-            process.waitFor(10, TimeUnit.SECONDS);
+            Thread.currentThread().interrupt(); // close() must not throw it; the caller's interrupt is kept
         }
     }
 

@@ -35,7 +35,7 @@ final class TestRedis implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process != null) {
             process.close();
         }

@@ -129,7 +129,7 @@ final class TestRedisCluster implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         try {
             connections.forEach(StatefulRedisConnection::close);
             admin.shutdown();
