@@ -261,7 +261,8 @@ public final class RedisReport {
                 .redirectErrorStream(true).redirectOutput(new File(dir.toFile(), "redis.log")).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
-            try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            try {
+                new Socket(InetAddress.getLoopbackAddress(), port).close();
                 return p;
             } catch (IOException notYet) {
                 if (!p.isAlive() || System.nanoTime() > deadline) {

@@ -56,7 +56,7 @@ final class ClusterConnector implements Connector {
         RedisClusterClient client = RedisClusterClient.create(seeds);
         ClusterClientOptions.Builder options = ClusterClientOptions.builder()
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enableAllAdaptiveRefreshTriggers().build());
+                        .enableAdaptiveRefreshTrigger(ClusterTopologyRefreshOptions.RefreshTrigger.values()).build());
         StandaloneConnector.atMostOnce(options, timeout);
         client.setOptions(options.build());
         String where = seeds.stream().map(RedisURI::toString).collect(Collectors.joining(", ", "the Cluster of ", ""));

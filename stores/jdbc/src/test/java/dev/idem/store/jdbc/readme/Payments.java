@@ -26,6 +26,7 @@ public class Payments {
     }
 
     /** The application's own transaction, joined: one commit for its writes, the claim and the completion. */
+    @SuppressWarnings("try") // the scope works by being open: the body never needs to name it
     public void captureAndBook(DataSource dataSource, String paymentId, long cents) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
