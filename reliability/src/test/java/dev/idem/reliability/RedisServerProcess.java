@@ -46,7 +46,8 @@ final class RedisServerProcess implements AutoCloseable {
                 .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
-            try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            try {
+                new Socket(InetAddress.getLoopbackAddress(), port).close();
                 return new RedisServerProcess(process, port);
             } catch (IOException notYet) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
@@ -64,10 +65,15 @@ final class RedisServerProcess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 

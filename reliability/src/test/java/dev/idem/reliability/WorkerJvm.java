@@ -84,9 +84,13 @@ final class WorkerJvm implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
-            process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            try {
+                process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

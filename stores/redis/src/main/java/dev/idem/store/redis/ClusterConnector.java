@@ -55,8 +55,9 @@ final class ClusterConnector implements Connector {
         seeds.forEach(seed -> seed.setTimeout(timeout));
         RedisClusterClient client = RedisClusterClient.create(seeds);
         ClusterClientOptions.Builder options = ClusterClientOptions.builder()
-                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enableAdaptiveRefreshTrigger(ClusterTopologyRefreshOptions.RefreshTrigger.values()).build());
+                // Every adaptive refresh trigger (MOVED, ASK, reconnects, an unknown node or uncovered slot) is on by
+                // default in Lettuce 7, whose builder methods to switch them on are deprecated.
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().build());
         StandaloneConnector.atMostOnce(options, timeout);
         client.setOptions(options.build());
         String where = seeds.stream().map(RedisURI::toString).collect(Collectors.joining(", ", "the Cluster of ", ""));
