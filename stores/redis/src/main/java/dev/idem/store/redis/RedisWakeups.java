@@ -236,17 +236,25 @@ final class RedisWakeups implements AutoCloseable {
         }
     }
 
-    /** Drops a connection that broke: its messages may be lost, so every watch is woken to claim again. */
+    /**
+     * Drops a connection that broke: its messages may be lost, so every watch is woken to claim again. A connection
+     * is closed once, by whichever of its failure and its disconnect notice comes first (closing it again only makes
+     * Lettuce warn).
+     */
     private void drop(StatefulRedisPubSubConnection<byte[], byte[]> c) {
+        boolean current;
         synchronized (connecting) {
-            if (connection == c) {
+            current = connection == c;
+            if (current) {
                 connection = null;
             }
         }
         synchronized (lock) {
             subscriptions.values().removeIf(s -> s.connection == c);
         }
-        c.closeAsync();
+        if (current) {
+            c.closeAsync();
+        }
         watchers.signalAll();
     }
 
