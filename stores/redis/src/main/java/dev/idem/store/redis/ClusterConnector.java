@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -75,12 +76,7 @@ final class ClusterConnector implements Connector {
         StatefulRedisClusterConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE);
         try {
             c.setTimeout(timeout);
-            for (RedisClusterNode node : c.getPartitions()) {
-                if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-                    // By host and port: the connection the routing of keyed commands uses (not the one by node id).
-                    c.getConnection(node.getUri().getHost(), node.getUri().getPort());
-                }
-            }
+            openEveryMaster(c.getPartitions(), c::getConnection);
         } catch (RuntimeException e) {
             c.closeAsync();
             throw e;
@@ -97,16 +93,22 @@ final class ClusterConnector implements Connector {
         StatefulRedisClusterPubSubConnection<byte[], byte[]> c = client.connectPubSub(ByteArrayCodec.INSTANCE);
         try {
             c.setTimeout(timeout);
-            for (RedisClusterNode node : c.getPartitions()) {
-                if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-                    c.getConnection(node.getUri().getHost(), node.getUri().getPort());
-                }
-            }
+            openEveryMaster(c.getPartitions(), c::getConnection);
         } catch (RuntimeException e) {
             c.closeAsync();
             throw e;
         }
         return c;
+    }
+
+    /** Opens the connection of every master in {@code partitions} through {@code open} (host, port). */
+    private static void openEveryMaster(Iterable<RedisClusterNode> partitions, BiConsumer<String, Integer> open) {
+        for (RedisClusterNode node : partitions) {
+            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                // By host and port: the connection the routing of keyed commands uses (not the one by node id).
+                open.accept(node.getUri().getHost(), node.getUri().getPort());
+            }
+        }
     }
 
     @Override
