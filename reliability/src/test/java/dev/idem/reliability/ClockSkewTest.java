@@ -33,8 +33,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Workers whose JVM clocks are minutes apart, over a store that keeps its server's time (SEMANTICS.md section 4,
  * {@link IdempotencyStore}'s "Time"). Three worker JVMs ({@link ClockSkewWorker}), each engine on the system clock
- * offset by {@link #BEHIND} (B), zero (Z) or {@link #AHEAD} (A), share one store; the lease is {@value #LEASE_MS} ms.
- * Every execution appends a row to a PostgreSQL ledger, so the database counts executions. In order:
+ * offset by {@link #BEHIND} (B), zero (Z) or {@link #AHEAD} (A), share the stores under test: the {@code jdbc} store
+ * on PostgreSQL and the {@code redis} store on a redis-server the test starts ({@link RedisServerProcess}; without
+ * one on the PATH the Redis half is skipped and says so). Each step below is taken for every store, on keys of its
+ * own, before the next step, so one SIGKILL or SIGSTOP serves both and the JVMs start once. The lease is
+ * {@value #LEASE_MS} ms. Every execution appends a row to a PostgreSQL ledger, so the database counts executions. In
+ * order:
  * <ol>
  *   <li><b>Replay</b>: B runs a key with ttl 5 minutes; A, whose clock is already past the record's expiry, calls it
  *       twice and Z once: all get B's result, A's from the store both times (its local result cache thinks the
@@ -51,7 +55,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *       continued and its execution finishes: its completion is refused (LEASE_LOST in A), A's caller still gets A's
  *       value (SEMANTICS.md section 5), the store keeps B's result, and A's next call replays B's.</li>
  * </ol>
- * Every wait has a deadline; the only time the test reads is the server's.
+ * Every wait has a deadline. Every time the test measures or compares is the store server's (the record's stamps,
+ * PostgreSQL's {@code clock_timestamp()}, Redis's {@code TIME}); the test JVM's own clock only bounds the waits.
  */
 class ClockSkewTest {
     static final long LEASE_MS = 2_000;
@@ -244,8 +249,12 @@ class ClockSkewTest {
                 awaitServerTime(t, threeLeases.get(i));
                 // Claims made from now on come three leases after the start: they lose only to a renewed lease.
                 for (ClockSkewJvm w : List.of(ahead, zero)) {
-                    String late = w.await(lost(key), w.mark(), WAIT, t.name + " claim of " + key
-                            + " lost after 3 leases");
+                    assertEquals(0, claims(w, w == ahead ? aheadFrom : zeroFrom, key, "ACQUIRED"), t.name + ": "
+                            + w.name + " took over a live owner's claim; " + w);
+                    String late = w.await(l -> l.startsWith("CLAIM " + key + " "), w.mark(), WAIT, t.name
+                            + " claim of " + key + " after 3 leases");
+                    assertTrue(late.startsWith("CLAIM " + key + " LOST "), t.name + ": " + w.name + " took over a"
+                            + " live owner's claim: " + late);
                     String[] p = late.split(" ");
                     assertEquals(tokens.get(i), Long.parseLong(p[3]), late);
                     assertTrue(Long.parseLong(p[5]) > threeLeases.get(i), t.name + ": the lease was renewed by the"
