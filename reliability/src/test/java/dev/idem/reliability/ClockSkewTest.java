@@ -79,23 +79,31 @@ class ClockSkewTest {
         String table = "idem_rel_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         String ledger = table + "_ledger";
         RedisServerProcess redis = startRedisUnlessAbsent();
-        RedisClient client = redis == null ? null : RedisClient.create(redis.uri());
+        RedisClient client = null;
         try (JdbcIdempotencyStore jdbc = JdbcIdempotencyStore.builder(pg).table(table).createTable(true)
-                .maximumPoolSize(2).build();
-             StatefulRedisConnection<String, String> time = client == null ? null : client.connect();
-             RedisIdempotencyStore redisStore = redis == null ? null : RedisIdempotencyStore.builder(redis.uri())
-                     .timeout(Duration.ofSeconds(10)).build()) {
+                .maximumPoolSize(2).build()) {
             createLedger(pg, ledger);
-            List<Target> targets = new ArrayList<>(List.of(new Target("jdbc", jdbc, () -> postgresNow(pg))));
             List<String> storeArgs = new ArrayList<>(List.of("table=" + table));
             if (redis != null) {
-                targets.add(new Target("redis", redisStore, () -> {
-                    List<String> t = time.sync().time(); // seconds, microseconds
-                    return Long.parseLong(t.get(0)) * 1_000 + Long.parseLong(t.get(1)) / 1_000;
-                }));
                 storeArgs.add("redis=" + redis.uri());
             }
-            new Run(pg, ledger, targets, storeArgs).all();
+            // The workers boot (the slowest part on a busy machine) while this JVM opens its own connections.
+            try (Run run = new Run(pg, ledger, storeArgs)) {
+                Target postgres = new Target("jdbc", jdbc, () -> postgresNow(pg));
+                if (redis == null) {
+                    run.all(List.of(postgres));
+                } else {
+                    client = RedisClient.create(redis.uri());
+                    try (StatefulRedisConnection<String, String> time = client.connect();
+                         RedisIdempotencyStore redisStore = RedisIdempotencyStore.builder(redis.uri())
+                                 .timeout(Duration.ofSeconds(10)).build()) {
+                        run.all(List.of(postgres, new Target("redis", redisStore, () -> {
+                            List<String> t = time.sync().time(); // seconds, microseconds
+                            return Long.parseLong(t.get(0)) * 1_000 + Long.parseLong(t.get(1)) / 1_000;
+                        })));
+                    }
+                }
+            }
         } finally {
             if (client != null) {
                 client.shutdown();
@@ -128,59 +136,65 @@ class ClockSkewTest {
      * One run of the four scenarios with one set of three workers, over every store at once: each step is taken for
      * every store before the next (each store's calls on keys of its own), so one SIGKILL or SIGSTOP serves both.
      */
-    private static final class Run {
+    private static final class Run implements AutoCloseable {
         final String pg;
         final String ledger;
-        final List<Target> targets;
         final List<String> storeArgs;
         final String scope = "reliability:skew-" + UUID.randomUUID();
         final List<String> figures = new ArrayList<>();
         private final List<String> laps = new ArrayList<>();
-        private long lapStart;
+        private final long began = System.nanoTime();
+        private long lapStart = began;
+        List<Target> targets;
         ClockSkewJvm behind;
         ClockSkewJvm zero;
         ClockSkewJvm ahead;
 
-        Run(String pg, String ledger, List<Target> targets, List<String> storeArgs) {
+        /** Starts the three workers; {@link #all} waits until they are ready. */
+        Run(String pg, String ledger, List<String> storeArgs) throws Exception {
             this.pg = pg;
             this.ledger = ledger;
-            this.targets = targets;
             this.storeArgs = storeArgs;
-        }
-
-        void all() throws Exception {
-            long began = System.nanoTime();
-            lapStart = began;
             try {
                 behind = start("B", BEHIND);
                 zero = start("Z", Duration.ZERO);
                 ahead = start("A", AHEAD);
-                for (ClockSkewJvm w : List.of(behind, zero, ahead)) {
-                    w.await("READY", Duration.ofSeconds(90));
-                }
-                lap("workers ready");
-                replay();
-                lap("replay");
-                held();
-                lap("held");
-                killed();
-                lap("killed");
-                fenced();
-                lap("fenced");
-                behind.exit(WAIT);
-                ahead.exit(WAIT);
-                lap("exit");
-            } finally {
-                for (ClockSkewJvm w : new ClockSkewJvm[] {behind, zero, ahead}) {
-                    if (w != null) {
-                        w.close();
-                    }
-                }
+            } catch (Exception e) {
+                close();
+                throw e;
             }
+        }
+
+        void all(List<Target> targets) throws Exception {
+            this.targets = targets;
+            for (ClockSkewJvm w : List.of(behind, zero, ahead)) {
+                w.await("READY", Duration.ofSeconds(90));
+            }
+            lap("workers ready");
+            replay();
+            lap("replay");
+            held();
+            lap("held");
+            killed();
+            lap("killed");
+            fenced();
+            lap("fenced");
+            behind.exit(WAIT);
+            ahead.exit(WAIT);
+            lap("exit");
             System.out.printf(Locale.ROOT, "SKEW stores %s: clocks B %s, Z 0, A %s; lease %d ms; %d s in all (%s)%n"
                             + "  %s%n", targets.stream().map(Target::name).toList(), BEHIND, AHEAD, LEASE_MS,
                     TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - began), String.join(", ", laps),
                     String.join("\n  ", figures));
+        }
+
+        @Override
+        public void close() {
+            for (ClockSkewJvm w : new ClockSkewJvm[] {behind, zero, ahead}) {
+                if (w != null) {
+                    w.close();
+                }
+            }
         }
 
         private void lap(String what) {
