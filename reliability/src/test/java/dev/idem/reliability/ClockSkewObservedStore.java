@@ -41,7 +41,8 @@ final class ClockSkewObservedStore implements IdempotencyStore {
                     ? written.get().leaseUntil().toEpochMilli() - request.lease().toMillis() : -1;
             IdempotencyRecord replaced = acquired.replaced();
             report.accept("CLAIM " + request.key() + " ACQUIRED " + acquired.fencingToken() + " " + claimedAt + " "
-                    + (replaced == null ? "- -" : replaced.fencingToken() + " " + replaced.leaseUntil().toEpochMilli()));
+                    + (replaced == null ? "- -"
+                    : replaced.fencingToken() + " " + replaced.leaseUntil().toEpochMilli()));
         } else {
             IdempotencyRecord live = ((ClaimOutcome.Existing) outcome).record();
             report.accept("CLAIM " + request.key() + " LOST " + live.fencingToken() + " " + live.state() + " "

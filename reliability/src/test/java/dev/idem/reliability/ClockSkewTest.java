@@ -67,10 +67,10 @@ class ClockSkewTest {
      * How long after the dead owner's lease end a takeover may come. Waiters claim again at least every
      * {@code idem.waitRecheck} (1 s; jdbc polls every 200 ms at most), so the takeover comes about that long after
      * the lease end; the bound leaves room for a loaded machine. A taker that judged the lease by its own clock
-     * 5 minutes behind would come 5 minutes late (and give up after its 30 s wait).
+     * 5 minutes behind would come 5 minutes late (and give up after its 60 s wait).
      */
     static final long LATE_BOUND_MS = 10_000;
-    private static final Duration WAIT = Duration.ofSeconds(45);
+    private static final Duration WAIT = Duration.ofSeconds(75); // longer than the workers' waitTimeout (60 s)
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -301,7 +301,10 @@ class ClockSkewTest {
             }
         }
 
-        /** Z is killed holding a key; A (ahead) and B (behind) race for it: one takeover, after the lease, not long after. */
+        /**
+         * Z is killed holding a key; A (ahead) and B (behind) race for it: one takeover, after the lease, not long
+         * after.
+         */
         void killed() throws Exception {
             int aheadFrom = ahead.mark();
             int behindFrom = behind.mark();

@@ -43,9 +43,10 @@ import java.util.stream.Stream;
  * {@code lease} (ms).
  *
  * <p>Commands on standard input: {@code CALL <id> <store> <key> <ttl> <body>} calls the operation on that store
- * ({@code jdbc} or {@code redis}) with argument {@code key} and that ttl; the body is {@code quick} (returns at once) or {@code await} (returns when {@code FINISH <id>}
- * arrives, failing after a minute without it). Every execution first appends a row (key, worker, token, result) to
- * the PostgreSQL ledger, so the database counts executions, then reports {@code STARTED <id> <full key> <token>}.
+ * ({@code jdbc} or {@code redis}) with argument {@code key} and that ttl; the body is {@code quick} (returns at
+ * once) or {@code await} (returns when {@code FINISH <id>} arrives, failing after a minute without it). Every
+ * execution first appends a row (key, worker, token, result) to the PostgreSQL ledger, so the database counts
+ * executions, then reports {@code STARTED <id> <full key> <token>}.
  * {@code EXIT} closes the engine. Output: {@code READY} once warm, {@code RESULT <id> <value>} or
  * {@code ERROR <id> <exception>}, the store's {@code CLAIM ...} lines, {@code EVENT <type> <key> <token> <where>}
  * for TAKEOVER, LEASE_LOST, EXECUTED and REPLAYED ({@code <where>}: {@code store} or {@code local} for a replay),
@@ -86,7 +87,7 @@ public final class ClockSkewWorker {
             settings.store("redis", new ClockSkewObservedStore(stores.get(1), ClockSkewWorker::report));
         }
         IdempotencyPolicy base = IdempotencyPolicy.custom().operation("ClockSkewWorker#work").scope(a.get("scope"))
-                .lease(a.get("lease") + "ms").waitTimeout("30s").build();
+                .lease(a.get("lease") + "ms").waitTimeout("60s").build();
         ExecutorService calls = Executors.newCachedThreadPool();
         try (IdemEngine engine = IdemEngine.create(settings.build())) {
             ClockSkewWorker worker = new ClockSkewWorker(a.get("name"), a.get("pg"), a.get("ledger"), engine, base);
