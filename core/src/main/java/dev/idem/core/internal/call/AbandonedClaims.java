@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
 import dev.idem.IdempotencyAbandonedException;
 import dev.idem.IdempotencyConfigurationException;
@@ -7,6 +7,8 @@ import dev.idem.core.AbandonedExecution;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.Reconciler;
 import dev.idem.core.Reconciliation;
+import dev.idem.core.internal.plan.OperationPlan;
+import dev.idem.core.internal.plan.ReturnKind;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.IdempotencyRecord;
 
@@ -38,7 +40,7 @@ import java.util.concurrent.CompletableFuture;
  * method without asking) nor left to its full lease (callers would wait for nobody): its lease is shortened to a
  * millisecond, so the next call takes it over and asks again.
  */
-final class AbandonedClaims {
+public final class AbandonedClaims {
     /** What is left of the lease of a claim handed back after a failed reconciliation. */
     private static final Duration HAND_BACK_LEASE = Duration.ofMillis(1);
 
@@ -46,7 +48,7 @@ final class AbandonedClaims {
     private final Events events;
     private final Clock clock;
 
-    AbandonedClaims(List<Reconciler> reconcilers, Events events, Clock clock) {
+    public AbandonedClaims(List<Reconciler> reconcilers, Events events, Clock clock) {
         this.reconcilers = List.copyOf(reconcilers);
         this.events = events;
         this.clock = clock;
@@ -61,7 +63,7 @@ final class AbandonedClaims {
      *
      * @throws IdempotencyConfigurationException naming the operation and the attribute
      */
-    void check(OperationPlan plan) {
+    public void check(OperationPlan plan) {
         if (plan.policy.onAbandoned() == OnAbandoned.RECONCILE) {
             reconcilerFor(plan.operation);
         }

@@ -1,10 +1,13 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
 import dev.idem.IdempotencyBulkheadFullException;
 import dev.idem.IdempotencyContext;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.Invocation;
 import dev.idem.core.RetryPolicy;
+import dev.idem.core.internal.codec.PersonalFailures;
+import dev.idem.core.internal.plan.OperationPlan;
+import dev.idem.core.internal.plan.ReturnKind;
 import dev.idem.core.internal.retry.BackOff;
 import dev.idem.core.internal.retry.Bulkhead;
 import dev.idem.core.internal.retry.RetryRules;
@@ -39,7 +42,7 @@ import java.util.random.RandomGenerator;
  * A call that cannot get one within {@code waitTimeout} fails with {@link IdempotencyBulkheadFullException}, which
  * is never remembered as the operation's failure.
  */
-final class AttemptRunner {
+public final class AttemptRunner {
     private final Events events;
     private final Clock clock;
     private final RetryRules rules;
@@ -52,7 +55,7 @@ final class AttemptRunner {
      * @param random where back-off pauses are drawn from, or null for a thread-local random
      * @param timer  how pauses are waited, or null for sleeping and the JDK's shared delayer
      */
-    AttemptRunner(Events events, Clock clock, RetryRules rules, RandomGenerator random, RetryTimer timer) {
+    public AttemptRunner(Events events, Clock clock, RetryRules rules, RandomGenerator random, RetryTimer timer) {
         this.events = events;
         this.clock = clock;
         this.rules = rules;
@@ -79,7 +82,7 @@ final class AttemptRunner {
     }
 
     /** How many calls of {@code scope} are queued for a permit in this JVM right now. */
-    int queuedFor(String scope) {
+    public int queuedFor(String scope) {
         int queued = 0;
         for (java.util.Map.Entry<String, Bulkhead> e : bulkheads.entrySet()) {
             if (e.getKey().startsWith(scope + "\u0000")) {

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
 import dev.idem.IdempotencyConflictException;
 import dev.idem.IdempotencyContext;
@@ -11,6 +11,13 @@ import dev.idem.OnUndecodable;
 import dev.idem.StoreTransaction;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.Invocation;
+import dev.idem.core.internal.codec.PersonalFailures;
+import dev.idem.core.internal.codec.StoredResults;
+import dev.idem.core.internal.key.CallKey;
+import dev.idem.core.internal.key.CanonicalEncoder;
+import dev.idem.core.internal.key.Sha256;
+import dev.idem.core.internal.plan.OperationPlan;
+import dev.idem.core.internal.plan.ReturnKind;
 import dev.idem.internal.ContextSlot;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
@@ -74,7 +81,7 @@ public final class CallRunner implements AutoCloseable {
     /** The longest a caller waiting on a store's watch goes without claiming again (a lost signal). */
     private final long waitRecheckNanos;
 
-    CallRunner(Clock clock, Events events, LeaseHeartbeat heartbeat, String owner, OnStoreError defaultOnStoreError,
+    public CallRunner(Clock clock, Events events, LeaseHeartbeat heartbeat, String owner, OnStoreError defaultOnStoreError,
                int completionAttempts, Duration completionBackoff, AttemptRunner attempts,
                Duration waitRecheck, AbandonedClaims abandoned) {
         this.clock = clock;
@@ -148,7 +155,7 @@ public final class CallRunner implements AutoCloseable {
     }
 
     /** Drops what this engine keeps for a plan that was replaced (its class was reloaded). */
-    void forgetPlan(long planId) {
+    public void forgetPlan(long planId) {
         local.forgetPlan(planId);
     }
 

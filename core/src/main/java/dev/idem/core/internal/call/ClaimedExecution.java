@@ -1,10 +1,14 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
 import dev.idem.IdempotencyBulkheadFullException;
 import dev.idem.IdempotencyContext;
 import dev.idem.IdempotencyResultNotStoredException;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.Invocation;
+import dev.idem.core.internal.codec.PersonalFailures;
+import dev.idem.core.internal.key.CallKey;
+import dev.idem.core.internal.plan.OperationPlan;
+import dev.idem.core.internal.plan.ReturnKind;
 import dev.idem.internal.ContextSlot;
 
 import java.lang.System.Logger.Level;

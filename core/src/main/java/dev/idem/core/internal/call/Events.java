@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
 import dev.idem.core.IdempotencyEvent;
 import dev.idem.core.IdempotencyEventType;
@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * record, so they are logged at most once a {@linkplain #EVICTION_WARNING_INTERVAL_MILLIS minute}, with the number
  * evicted since the last line.
  */
-final class Events {
+public final class Events {
     private static final System.Logger LOG = System.getLogger("dev.idem");
     /** The least time between two eviction warnings, on the engine's clock. */
     static final long EVICTION_WARNING_INTERVAL_MILLIS = 60_000;
@@ -27,7 +27,7 @@ final class Events {
     private final AtomicLong evictedSinceWarning = new AtomicLong();
     private final AtomicLong nextEvictionWarningAt = new AtomicLong(Long.MIN_VALUE);
 
-    Events(List<IdempotencyListener> listeners, Clock clock) {
+    public Events(List<IdempotencyListener> listeners, Clock clock) {
         this.listeners = listeners.toArray(new IdempotencyListener[0]);
         this.clock = clock;
     }
@@ -53,12 +53,12 @@ final class Events {
         deliver(event);
     }
 
-    void emit(IdempotencyEventType type, String operation, Object key, long token, String detail) {
+    public void emit(IdempotencyEventType type, String operation, Object key, long token, String detail) {
         emit(type, operation, key, token, detail, null);
     }
 
     /** An {@link IdempotencyEventType#EVICTED EVICTED} event from an in-memory store: warned about, then delivered. */
-    void evicted(IdempotencyEvent event) {
+    public void evicted(IdempotencyEvent event) {
         evictedSinceWarning.incrementAndGet();
         long now = clock.millis();
         long due = nextEvictionWarningAt.get();

@@ -1,6 +1,7 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
 import dev.idem.IdempotencyContext;
+import dev.idem.core.internal.key.CallKey;
 import dev.idem.internal.ContextSlot;
 import jakarta.annotation.Nullable;
 

@@ -1,4 +1,6 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
+
+import dev.idem.core.internal.key.CallKey;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
 import dev.idem.store.IdempotencyStore;
 
@@ -97,7 +97,7 @@ public final class LeaseHeartbeat implements AutoCloseable {
      * @param onLost    told when an execution's renewal is refused; one for all executions, so starting a beat
      *                  allocates no callback
      */
-    LeaseHeartbeat(Clock clock, Scheduler scheduler, LostLease onLost) {
+    public LeaseHeartbeat(Clock clock, Scheduler scheduler, LostLease onLost) {
         this.clock = clock;
         this.onLost = onLost;
         this.scheduler = scheduler != null ? scheduler : daemonScheduler();

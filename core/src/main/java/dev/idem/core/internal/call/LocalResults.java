@@ -1,4 +1,7 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
+
+import dev.idem.core.internal.key.CallKey;
+import dev.idem.core.internal.plan.OperationPlan;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyConflictException;
@@ -11,6 +11,11 @@ import dev.idem.OnUndecodable;
 import dev.idem.StoreTransaction;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.Invocation;
+import dev.idem.core.internal.codec.StoredResults;
+import dev.idem.core.internal.key.CallKey;
+import dev.idem.core.internal.key.Sha256;
+import dev.idem.core.internal.plan.OperationPlan;
+import dev.idem.core.internal.plan.ReturnKind;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
@@ -45,7 +50,7 @@ import java.util.Optional;
  * or rolls back after this returns, so its result is not published to this engine's local results (a rollback
  * would leave them answering for work that never happened); the next caller reads the committed record.
  */
-final class TransactionalExecution {
+public final class TransactionalExecution {
     private final Clock clock;
     private final Events events;
     private final LocalResults local;
@@ -64,7 +69,7 @@ final class TransactionalExecution {
      *
      * @param storeName the store's name as configured, for the message
      */
-    static void requireSupported(OperationPlan plan, String storeName) {
+    public static void requireSupported(OperationPlan plan, String storeName) {
         StoreTransaction mode = plan.policy.storeTransaction();
         if (mode == StoreTransaction.NONE) {
             return;

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.codec;
 
 import dev.idem.codec.ResultCodecProvider;
 
@@ -16,13 +16,13 @@ import java.util.stream.Collectors;
  * {@link ServiceLoader}, by name (the higher priority wins a name). The default is the configured one, else the
  * highest-priority codec, so adding idem-codec-jackson to the class path makes {@code json} the default.
  */
-final class Codecs {
+public final class Codecs {
     private static final Pattern NAME = Pattern.compile("[a-z0-9-]{1,16}");
 
     private final Map<String, ResultCodecProvider> byName;
     private final String defaultName;
 
-    Codecs(String configuredDefault, ClassLoader loader) {
+    public Codecs(String configuredDefault, ClassLoader loader) {
         List<ResultCodecProvider> all = new ArrayList<>();
         all.add(new JavaCodecProvider());
         ServiceLoader.load(ResultCodecProvider.class, loader).forEach(all::add);
@@ -43,12 +43,12 @@ final class Codecs {
     }
 
     /** The known codecs' names, sorted, for messages. */
-    String names() {
+    public String names() {
         return byName.keySet().stream().sorted().collect(Collectors.joining(", "));
     }
 
     /** The name methods use when their annotation names none. */
-    String defaultName() {
+    public String defaultName() {
         return defaultName;
     }
 
@@ -57,7 +57,7 @@ final class Codecs {
      *
      * @throws IllegalArgumentException naming the known codecs when there is none of that name
      */
-    ResultCodecProvider resolve(String name) {
+    public ResultCodecProvider resolve(String name) {
         String effective = name.isEmpty() ? defaultName : name;
         ResultCodecProvider provider = byName.get(effective);
         if (provider == null) {

@@ -1,4 +1,6 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.codec;
+
+import dev.idem.core.internal.key.ValueKind;
 
 import java.io.ObjectInputFilter;
 import java.lang.reflect.Field;

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.codec;
 
 import dev.idem.IdempotencyException;
 import dev.idem.IdempotencyFailureReplayException;
@@ -21,20 +21,20 @@ import java.util.List;
  * ({@link PersonalFailures}), so such a record is foreign, and handing a caller an {@code OutOfMemoryError} or an
  * {@code InterruptedException} it did not suffer would mislead it.
  */
-final class FailureCodec {
+public final class FailureCodec {
     private static final int MAX_MESSAGE = 2000;
 
     private final String operation;
     private final List<Class<?>> allowedBases;
     private final ClassLoader loader;
 
-    FailureCodec(String operation, List<Class<?>> allowedBases, ClassLoader loader) {
+    public FailureCodec(String operation, List<Class<?>> allowedBases, ClassLoader loader) {
         this.operation = operation;
         this.allowedBases = List.copyOf(allowedBases);
         this.loader = loader;
     }
 
-    byte[] encode(Throwable failure) {
+    public byte[] encode(Throwable failure) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeUTF(failure.getClass().getName());
@@ -50,7 +50,7 @@ final class FailureCodec {
     }
 
     /** The exception to throw for a stored failure. */
-    Throwable decode(byte[] encoded, String key) {
+    public Throwable decode(byte[] encoded, String key) {
         String type;
         String message;
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(encoded))) {

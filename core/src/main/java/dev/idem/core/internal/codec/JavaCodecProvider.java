@@ -1,8 +1,10 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.codec;
 
 import dev.idem.codec.ResultCodec;
 import dev.idem.codec.ResultCodecProvider;
 import dev.idem.codec.UnsupportedResultTypeException;
+import dev.idem.core.internal.key.ValueKind;
+import dev.idem.core.internal.plan.OperationPlanner;
 
 import java.io.Serializable;
 import java.lang.reflect.Field;

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.codec;
 
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -11,7 +11,7 @@ import java.util.concurrent.CancellationException;
  * it. They are rethrown to the caller who ran the method, never remembered by {@code failureTtl} or
  * {@code noRetryFor}, and never handed to coalesced callers, who were not interrupted: those run the call again.
  */
-final class PersonalFailures {
+public final class PersonalFailures {
     private static final int MAX_CAUSES = 8;
 
     private PersonalFailures() {
@@ -22,7 +22,7 @@ final class PersonalFailures {
      * the failure came out of the method on that thread (a library that wraps an {@code InterruptedException}
      * usually restores the flag), false for failures of a stage completed elsewhere.
      */
-    static boolean isPersonal(Throwable failure, boolean threadInterrupted) {
+    public static boolean isPersonal(Throwable failure, boolean threadInterrupted) {
         if (threadInterrupted) {
             return true;
         }

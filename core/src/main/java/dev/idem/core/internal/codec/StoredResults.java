@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.codec;
 
 import dev.idem.codec.ResultCodec;
 
@@ -19,11 +19,11 @@ import java.util.Arrays;
  *   then        the body
  * </pre>
  */
-final class StoredResults {
+public final class StoredResults {
     private static final byte MARK = 'I';
 
     /** A stored result could not be read; the message says why, in words an operator can act on. */
-    static final class UnreadableResultException extends Exception {
+    public static final class UnreadableResultException extends Exception {
         private static final long serialVersionUID = 1L;
 
         UnreadableResultException(String message, Throwable cause) {
@@ -36,7 +36,7 @@ final class StoredResults {
     private final ResultCodec codec;
     private final byte[] header;
 
-    StoredResults(String codecName, int formatVersion, ResultCodec codec) {
+    public StoredResults(String codecName, int formatVersion, ResultCodec codec) {
         this.codecName = codecName;
         this.formatVersion = formatVersion;
         this.codec = codec;
@@ -48,12 +48,12 @@ final class StoredResults {
         header[name.length + 2] = (byte) formatVersion;
     }
 
-    String codecName() {
+    public String codecName() {
         return codecName;
     }
 
     /** The stored form of {@code value}; throws whatever the codec throws for a value it cannot encode. */
-    byte[] encode(Object value) throws Exception {
+    public byte[] encode(Object value) throws Exception {
         if (codec instanceof JavaSerializationCodec) { // the core's own codec writes after the header itself
             return ((JavaSerializationCodec) codec).encodeAfter(header, value);
         }
@@ -64,7 +64,7 @@ final class StoredResults {
     }
 
     /** The value {@code stored} holds. */
-    Object decode(byte[] stored) throws UnreadableResultException {
+    public Object decode(byte[] stored) throws UnreadableResultException {
         if (stored.length < 4 || stored[0] != MARK || stored[1] < 1 || stored[1] > 16 || stored.length < stored[1] + 3) {
             throw new UnreadableResultException("the stored bytes are not a result written by this version of Idem"
                     + " (no codec header; this method reads with the '" + codecName + "' codec)", null);

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.key;
 
 /**
  * The identity of a call inside one engine: its rendered scope and the 128-bit key hash. It is what the local
@@ -14,11 +14,11 @@ public final class CallKey {
     private final String keyPrefix;
     private String text;
 
-    CallKey(String namespace, String scope, long hi, long lo) {
+    public CallKey(String namespace, String scope, long hi, long lo) {
         this(namespace, scope, hi, lo, null);
     }
 
-    CallKey(String namespace, String scope, long hi, long lo, String keyPrefix) {
+    public CallKey(String namespace, String scope, long hi, long lo, String keyPrefix) {
         this.namespace = namespace;
         this.scope = scope;
         this.hi = hi;
@@ -27,7 +27,7 @@ public final class CallKey {
     }
 
     /** {@code idem:{namespace}:{scope}:}, the part of a key before its hash. */
-    static String keyPrefix(String namespace, String scope) {
+    public static String keyPrefix(String namespace, String scope) {
         return "idem:" + namespace + ":" + scope + ":";
     }
 
@@ -44,7 +44,7 @@ public final class CallKey {
     }
 
     /** Equality across engines too: the same call in the same namespace. */
-    boolean sameCallAs(CallKey other) {
+    public boolean sameCallAs(CallKey other) {
         return equals(other) && namespace.equals(other.namespace);
     }
 

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.key;
 
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Array;
@@ -44,7 +44,7 @@ import java.util.UUID;
  * {@link #release()} zeroes the bytes written and drops the references to the values being encoded, also after
  * an encoding failed half-way, so a thread's scratch space never keeps an argument (or its bytes) alive.
  */
-final class CanonicalEncoder {
+public final class CanonicalEncoder {
     static final byte NULL = 0;
     static final byte FALSE = 1;
     static final byte TRUE = 2;
@@ -58,7 +58,7 @@ final class CanonicalEncoder {
     static final byte UUID_TAG = 10;
     static final byte TEMPORAL = 11;
     static final byte BYTES = 12;
-    static final byte LIST = 13;
+    public static final byte LIST = 13;
     static final byte SET = 14;
     static final byte MAP = 15;
     static final byte EMPTY = 16;
@@ -98,7 +98,7 @@ final class CanonicalEncoder {
     }
 
     /** This thread's encoder, reset; call {@link #release()} exactly once when done with its bytes. */
-    static CanonicalEncoder acquire() {
+    public static CanonicalEncoder acquire() {
         WeakReference<CanonicalEncoder> held = PER_THREAD.get();
         CanonicalEncoder encoder = held == null ? null : held.get();
         if (encoder == null) {
@@ -122,7 +122,7 @@ final class CanonicalEncoder {
      * Forgets what was encoded, zeroing its bytes and dropping every reference to the values encoded (also after an
      * encoding failed half-way), and hands the encoder back to its thread.
      */
-    void release() {
+    public void release() {
         Arrays.fill(buffer, 0, Math.min(buffer.length, Math.max(length, highWater)), (byte) 0);
         if (enclosing != null) {
             Arrays.fill(enclosing, 0, Math.min(enclosing.length, maxDepth), null);
@@ -141,7 +141,7 @@ final class CanonicalEncoder {
         inUse = false;
     }
 
-    CanonicalEncoder using(Canonicalizers registered) {
+    public CanonicalEncoder using(Canonicalizers registered) {
         this.canonicalizers = registered;
         return this;
     }
@@ -154,7 +154,7 @@ final class CanonicalEncoder {
         return length;
     }
 
-    void truncate(int newLength) {
+    public void truncate(int newLength) {
         length = newLength;
         if (newLength < prefixLength) {
             prefixLength = -1;
@@ -168,7 +168,7 @@ final class CanonicalEncoder {
     }
 
     /** SHA-256 of the bytes written so far, into a buffer this encoder reuses (valid until its next use). */
-    byte[] sha256() {
+    public byte[] sha256() {
         if (prefixLength >= 0 && prefixDigest != null) {
             sha256.update(buffer, prefixLength, length - prefixLength); // the prefix is already in the digest
             try {
@@ -186,7 +186,7 @@ final class CanonicalEncoder {
      * Marks the bytes written so far as a prefix whose digest {@link #prefixSha256()} will give, without encoding
      * them again: the key's encoding begins with the payload's when the two are the same parameters.
      */
-    void markPrefix() {
+    public void markPrefix() {
         prefixLength = length;
         if (length >= PREFIX_SNAPSHOT_THRESHOLD) {
             sha256.update(buffer, 0, length);
@@ -201,7 +201,7 @@ final class CanonicalEncoder {
     }
 
     /** SHA-256 of the prefix marked by {@link #markPrefix()}, as a new array. */
-    byte[] prefixSha256() {
+    public byte[] prefixSha256() {
         if (prefixLength < 0) {
             throw new IllegalStateException("no prefix marked");
         }
@@ -217,7 +217,7 @@ final class CanonicalEncoder {
      * Encodes a parameter's value, reusing {@code source}'s record of the class it last saw, since a parameter
      * nearly always receives one class: this skips the class lookup on the path of every call.
      */
-    void encode(Object value, KeySource source) {
+    public void encode(Object value, KeySource source) {
         if (value == null || !canonicalizers.isEmpty()) {
             encode(value);
             return;
@@ -363,12 +363,12 @@ final class CanonicalEncoder {
     }
 
     /** Encodes a string, tagged. */
-    void writeString(String value) {
+    public void writeString(String value) {
         writeByte(STRING);
         writeUtf8(value);
     }
 
-    void writeInteger(long value) {
+    public void writeInteger(long value) {
         writeByte(INTEGER);
         writeLong(value);
     }
@@ -549,7 +549,7 @@ final class CanonicalEncoder {
         enclosing[--depth] = null;
     }
 
-    void writeByte(byte b) {
+    public void writeByte(byte b) {
         ensure(1);
         buffer[length++] = b;
     }
@@ -560,7 +560,7 @@ final class CanonicalEncoder {
         buffer[length++] = (byte) c;
     }
 
-    void writeInt(int v) {
+    public void writeInt(int v) {
         ensure(4);
         INTS.set(buffer, length, v);
         length += 4;

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.key;
 
 import dev.idem.Normalize;
 
@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /** One value that enters a hash: a parameter, or a property inside it, with its normalisations. */
-final class KeySource {
+public final class KeySource {
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
     final int index;
@@ -17,14 +17,14 @@ final class KeySource {
     /** The class this parameter's value had last time (a benign race: any entry read is a correct one). */
     volatile TypeEntry lastType;
 
-    KeySource(int index, String parameterName, PropertyPath path, Normalize[] normalize) {
+    public KeySource(int index, String parameterName, PropertyPath path, Normalize[] normalize) {
         this.index = index;
         this.parameterName = parameterName;
         this.path = path;
         this.normalize = normalize;
     }
 
-    Object valueIn(Object[] args) {
+    public Object valueIn(Object[] args) {
         Object value = path.isWhole() ? args[index] : path.read(args[index]);
         if (normalize.length > 0 && value instanceof CharSequence) {
             String s = value.toString();
@@ -49,11 +49,11 @@ final class KeySource {
     }
 
     /** The parameter (and path) for messages: {@code 'order'} or {@code 'order.id'}. */
-    String describe() {
+    public String describe() {
         return "'" + parameterName + (path.isWhole() ? "" : "." + path.text()) + "'";
     }
 
-    boolean sameAs(KeySource other) {
+    public boolean sameAs(KeySource other) {
         return index == other.index && path == other.path && Arrays.equals(normalize, other.normalize);
     }
 }

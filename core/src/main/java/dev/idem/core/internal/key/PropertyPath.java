@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.key;
 
 import java.lang.reflect.AccessibleObject;
 import java.lang.reflect.Field;
@@ -15,8 +15,8 @@ import java.util.Map;
  * A property path such as {@code customer.id}, resolved once against the declared type into a chain of accessors:
  * a record component, a getter ({@code getId()}, {@code isId()}, {@code id()}), a field, or a map entry.
  */
-final class PropertyPath {
-    static final PropertyPath WHOLE = new PropertyPath("", new Step[0], null);
+public final class PropertyPath {
+    public static final PropertyPath WHOLE = new PropertyPath("", new Step[0], null);
 
     private final String text;
     private final Step[] steps;
@@ -33,7 +33,7 @@ final class PropertyPath {
      *
      * @throws IllegalArgumentException naming the segment and type that has no such property
      */
-    static PropertyPath resolve(Class<?> root, String path) {
+    public static PropertyPath resolve(Class<?> root, String path) {
         if (path.isEmpty()) {
             return WHOLE;
         }
@@ -55,7 +55,7 @@ final class PropertyPath {
         return new PropertyPath(path, steps.toArray(new Step[0]), type);
     }
 
-    boolean isWhole() {
+    public boolean isWhole() {
         return steps.length == 0;
     }
 
@@ -64,7 +64,7 @@ final class PropertyPath {
     }
 
     /** The declared type at the end of the path, or null for the whole argument. */
-    Class<?> resultType() {
+    public Class<?> resultType() {
         return resultType;
     }
 

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.key;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * argument value enters the key in clear, so only plain identifiers are accepted there (letters, digits,
  * {@code . _ - @}): a tenant id, not a person's data.
  */
-final class ScopeTemplate {
+public final class ScopeTemplate {
     private static final Pattern SAFE_VALUE = Pattern.compile("[A-Za-z0-9._@-]{1,128}");
 
     private final String literal;     // the whole scope when it has no placeholders, else null
@@ -26,7 +26,7 @@ final class ScopeTemplate {
      * Parses {@code scope}; {@code placeholder} turns a placeholder's text ({@code tenant} or {@code order.site})
      * into its source, throwing IllegalArgumentException when it names no parameter.
      */
-    static ScopeTemplate parse(String scope, Function<String, KeySource> placeholder) {
+    public static ScopeTemplate parse(String scope, Function<String, KeySource> placeholder) {
         if (scope.indexOf('{') < 0 && scope.indexOf('}') < 0) {
             return new ScopeTemplate(scope, null);
         }
@@ -55,12 +55,12 @@ final class ScopeTemplate {
         return new ScopeTemplate(null, parts.toArray());
     }
 
-    boolean isLiteral() {
+    public boolean isLiteral() {
         return literal != null;
     }
 
     /** The scope of a call; a literal scope returns the same String every time. */
-    String render(Object[] args) {
+    public String render(Object[] args) {
         if (literal != null) {
             return literal;
         }

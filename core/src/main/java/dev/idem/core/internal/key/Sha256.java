@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.key;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -9,8 +9,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /** SHA-256 without per-call allocation: one digest per thread, results written into caller-supplied arrays. */
-final class Sha256 {
-    static final int LENGTH = 32;
+public final class Sha256 {
+    public static final int LENGTH = 32;
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
@@ -35,7 +35,7 @@ final class Sha256 {
         }
     }
 
-    static long readLong(byte[] bytes, int offset) {
+    public static long readLong(byte[] bytes, int offset) {
         return (long) LONGS.get(bytes, offset);
     }
 
@@ -46,7 +46,7 @@ final class Sha256 {
     private static final int SCRATCH_LENGTH = 512;
     private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[SCRATCH_LENGTH]);
 
-    static String hex(byte[] bytes, int length) {
+    public static String hex(byte[] bytes, int length) {
         byte[] text = length * 2 <= SCRATCH_LENGTH ? SCRATCH.get() : new byte[length * 2];
         for (int i = 0; i < length; i++) {
             text[2 * i] = HEX[(bytes[i] >> 4) & 0xF];

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.key;
 
 /** What the encoder knows about a class, found with one {@link ClassValue} lookup per value. */
 final class TypeEntry {

@@ -1,7 +1,7 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.key;
 
 /** Thrown inside the encoder; the caller adds the method and parameter and rethrows a public exception type. */
-final class UnencodableValueException extends RuntimeException {
+public final class UnencodableValueException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     UnencodableValueException(String message) {

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.key;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -36,7 +36,7 @@ import java.util.stream.BaseStream;
  * How the canonical encoding treats a class. Computed once per class ({@link #of}), so encoding a value does one
  * {@link ClassValue} lookup and a switch.
  */
-enum ValueKind {
+public enum ValueKind {
     BOOLEAN, INTEGRAL, BIG_INTEGER, FLOATING, DECIMAL, CHAR, STRING, ENUM, UUID, TEMPORAL, SCALAR, BYTES,
     PRIMITIVE_ARRAY, OBJECT_ARRAY, OPTIONAL, PRIMITIVE_OPTIONAL, LIST, SET, MAP, RECORD, PLAIN_OBJECT,
     /** Not data: streams, I/O, threads, lambdas, the JDK's other classes. Encoding one is an error. */
@@ -62,7 +62,7 @@ enum ValueKind {
      * True when a declared parameter type can never hold data: a stream, a callback, a connection. Such parameters
      * are left out of the payload hash and may not be key parameters.
      */
-    static boolean isNeverData(Class<?> declared) {
+    public static boolean isNeverData(Class<?> declared) {
         if (declared.isPrimitive()) {
             return false;
         }
@@ -140,7 +140,7 @@ enum ValueKind {
     }
 
     /** The JDK's own classes other than the value types above have no canonical form (identity, native state). */
-    static boolean isJdk(Class<?> type) {
+    public static boolean isJdk(Class<?> type) {
         String name = type.getName();
         return type.getClassLoader() == null || name.startsWith("java.") || name.startsWith("javax.")
                 || name.startsWith("jdk.") || name.startsWith("sun.") || name.startsWith("com.sun.");

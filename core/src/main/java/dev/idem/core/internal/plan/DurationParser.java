@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.plan;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;

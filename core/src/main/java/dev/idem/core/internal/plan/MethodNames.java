@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.plan;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.plan;
 
 /**
  * The words for {@code @Idempotent} where no weaver or agent can apply it, shared by every mode so they give one

@@ -1,9 +1,18 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.plan;
 
 import dev.idem.IdempotencyKeyException;
 import dev.idem.WindowAlignment;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.InMemoryIdempotencyStore;
+import dev.idem.core.internal.codec.FailureCodec;
+import dev.idem.core.internal.codec.StoredResults;
+import dev.idem.core.internal.key.CallKey;
+import dev.idem.core.internal.key.CanonicalEncoder;
+import dev.idem.core.internal.key.Canonicalizers;
+import dev.idem.core.internal.key.KeySource;
+import dev.idem.core.internal.key.ScopeTemplate;
+import dev.idem.core.internal.key.Sha256;
+import dev.idem.core.internal.key.UnencodableValueException;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyStore;
 
@@ -22,10 +31,10 @@ public final class OperationPlan {
     private static final AtomicLong IDS = new AtomicLong();
 
     /** Tells plans apart, also two plans of one operation (a class reloaded), without holding either. */
-    final long id = IDS.incrementAndGet();
-    final String operation;
-    final IdempotencyPolicy policy;
-    final IdempotencyStore store;
+    public final long id = IDS.incrementAndGet();
+    public final String operation;
+    public final IdempotencyPolicy policy;
+    public final IdempotencyStore store;
     /**
      * Whether a result this engine just stored is also kept decoded in its local results. Yes in front of a store
      * in another process: a duplicate then costs no round trip. Not in front of the in-memory store, which already
@@ -33,16 +42,16 @@ public final class OperationPlan {
      * every request), so the copy would cost every first call a cache write and its memory for nothing; the first
      * duplicate decodes the store's bytes once and keeps them from then on.
      */
-    final boolean keepsResultOnCompletion;
+    public final boolean keepsResultOnCompletion;
     final String namespace;
     final ScopeTemplate scope;
     final KeySource[] keySources;
     final KeySource[] payloadSources;
     /** The key covers exactly the payload, so a key match implies a payload match and needs no second hash. */
-    final boolean payloadSameAsKey;
-    final ReturnKind returnKind;
-    final StoredResults codec;
-    final FailureCodec failureCodec;
+    public final boolean payloadSameAsKey;
+    public final ReturnKind returnKind;
+    public final StoredResults codec;
+    public final FailureCodec failureCodec;
     final Canonicalizers canonicalizers;
     final long windowMillis;
     final boolean fixedWindow;
@@ -98,7 +107,7 @@ public final class OperationPlan {
      * {@link #identify(Object[], long)} with the caller's encoder, which keeps the encoding so that
      * {@link #payloadDigest(CanonicalEncoder, Object[])} on the same encoder can reuse it.
      */
-    CallKey identify(CanonicalEncoder encoder, Object[] args, long nowMillis) {
+    public CallKey identify(CanonicalEncoder encoder, Object[] args, long nowMillis) {
         String renderedScope = renderScope(args);
         encoder.using(canonicalizers);
         encodeSources(encoder, keySources, args);
@@ -115,7 +124,7 @@ public final class OperationPlan {
     }
 
     /** The call's key as the store gets it; refused, the method not run, when it is longer than every store takes. */
-    String storeKey(CallKey key) {
+    public String storeKey(CallKey key) {
         String keyText = key.toString();
         if (keyText.length() > IdempotencyStore.MAX_KEY_LENGTH) {
             throw new IdempotencyKeyException(operation + ": its key would be " + keyText.length()
@@ -127,7 +136,7 @@ public final class OperationPlan {
     }
 
     /** The claim of a call: FIXED windows are in the key, so the store supersedes only by sliding windows. */
-    ClaimRequest claimRequest(String keyText, String payloadHex, String owner) {
+    public ClaimRequest claimRequest(String keyText, String payloadHex, String owner) {
         return new ClaimRequest(keyText, payloadHex, owner, policy.lease(),
                 fixedWindow ? Duration.ZERO : policy.window());
     }
@@ -146,7 +155,7 @@ public final class OperationPlan {
      * SHA-256 over the canonical encoding of the payload values, on the encoder that has just identified the
      * call: when the payload is the key's parameters their encoding is not made a second time.
      */
-    byte[] payloadDigest(CanonicalEncoder encoder, Object[] args) {
+    public byte[] payloadDigest(CanonicalEncoder encoder, Object[] args) {
         if (payloadSameAsKey) {
             return encoder.prefixSha256();
         }
@@ -164,17 +173,17 @@ public final class OperationPlan {
      * Until when a result of an execution started at {@code startedAtMillis} answers duplicates: the end of its
      * sliding window, or never for FIXED windows (the key changes with the bucket) and no window (ttl decides).
      */
-    long supersedeAt(long startedAtMillis) {
+    public long supersedeAt(long startedAtMillis) {
         return windowMillis > 0 && !fixedWindow ? startedAtMillis + windowMillis : Long.MAX_VALUE;
     }
 
     /** Whether calls need the time to be told apart (FIXED windows put the window's start in the key). */
-    boolean keyDependsOnTime() {
+    public boolean keyDependsOnTime() {
         return fixedWindow;
     }
 
     /** Whether a call with {@code digest} may be answered by an execution that ran with {@code stored}. */
-    boolean samePayload(byte[] stored, byte[] digest) {
+    public boolean samePayload(byte[] stored, byte[] digest) {
         return payloadSameAsKey || Arrays.equals(stored, digest);
     }
 

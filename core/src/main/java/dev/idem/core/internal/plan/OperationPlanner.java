@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.plan;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyKey;
@@ -8,6 +8,15 @@ import dev.idem.codec.ResultCodecProvider;
 import dev.idem.codec.UnsupportedResultTypeException;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
+import dev.idem.core.internal.call.TransactionalExecution;
+import dev.idem.core.internal.codec.Codecs;
+import dev.idem.core.internal.codec.FailureCodec;
+import dev.idem.core.internal.codec.StoredResults;
+import dev.idem.core.internal.key.Canonicalizers;
+import dev.idem.core.internal.key.KeySource;
+import dev.idem.core.internal.key.PropertyPath;
+import dev.idem.core.internal.key.ScopeTemplate;
+import dev.idem.core.internal.key.ValueKind;
 import dev.idem.store.IdempotencyStore;
 
 import java.lang.ref.WeakReference;
@@ -61,7 +70,7 @@ public final class OperationPlanner {
      * @param replacedPlans told the id of a plan whose operation was planned anew from a reloaded class, so what
      *                      the engine keeps for it can go
      */
-    OperationPlanner(StoreRegistry stores, Codecs codecs, String namespace, Canonicalizers canonicalizers,
+    public OperationPlanner(StoreRegistry stores, Codecs codecs, String namespace, Canonicalizers canonicalizers,
                      LongConsumer replacedPlans) {
         this.stores = stores;
         this.codecs = codecs;
@@ -71,7 +80,7 @@ public final class OperationPlanner {
     }
 
     /** The plan of an {@code @Idempotent} method. */
-    OperationPlan plan(Method method) {
+    public OperationPlan plan(Method method) {
         return plan(method, true);
     }
 
@@ -80,7 +89,7 @@ public final class OperationPlanner {
      * what a build, or a class being loaded, can check without the application's servers. Its scope is claimed, so
      * two methods sharing a scope with different result types are caught too.
      */
-    void check(Method method) {
+    public void check(Method method) {
         plan(method, false);
     }
 
@@ -116,7 +125,7 @@ public final class OperationPlanner {
      *
      * @param resultType the declared result type, for decoding and its allow-list
      */
-    OperationPlan plan(IdempotencyPolicy policy, Type resultType) {
+    public OperationPlan plan(IdempotencyPolicy policy, Type resultType) {
         String operation = policy.operation();
         if (policy.scope().isEmpty()) {
             throw new IdempotencyConfigurationException(operation + ": a programmatic operation needs a scope");
@@ -372,7 +381,7 @@ public final class OperationPlanner {
         return -1;
     }
 
-    static Class<?> rawType(Type type) {
+    public static Class<?> rawType(Type type) {
         if (type instanceof Class) {
             return (Class<?>) type;
         }

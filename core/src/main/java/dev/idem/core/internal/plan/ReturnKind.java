@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.plan;
 
 import java.io.InputStream;
 import java.io.Reader;
@@ -15,7 +15,7 @@ import java.util.concurrent.Future;
 import java.util.stream.BaseStream;
 
 /** How a method's result is stored and handed back. */
-enum ReturnKind {
+public enum ReturnKind {
     /** A plain value (possibly null), stored as is. */
     VALUE,
     /** {@code void}: nothing is stored but the fact of completion. */

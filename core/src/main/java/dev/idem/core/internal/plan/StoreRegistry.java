@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.plan;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.core.IdempotencyListener;
@@ -24,7 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * evictions to the engine's listener until the registry closes (a registered store may outlive the engine, or serve
  * several).
  */
-final class StoreRegistry implements AutoCloseable {
+public final class StoreRegistry implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(StoreRegistry.class.getName());
     private static final String PRIORITY = "jakarta.annotation.Priority";
 
@@ -41,7 +41,7 @@ final class StoreRegistry implements AutoCloseable {
     /**
      * @param evictions where the in-memory stores report records their bound evicted while they still counted
      */
-    StoreRegistry(Map<String, IdempotencyStore> registered, Map<String, String> properties, String defaultName,
+    public StoreRegistry(Map<String, IdempotencyStore> registered, Map<String, String> properties, String defaultName,
                   Clock clock, ClassLoader loader, IdempotencyListener evictions) {
         this.registered = registered;
         this.properties = properties;
@@ -52,7 +52,7 @@ final class StoreRegistry implements AutoCloseable {
         registered.values().forEach(this::watchEvictions);
     }
 
-    String defaultName() {
+    public String defaultName() {
         return defaultName;
     }
 
@@ -61,7 +61,7 @@ final class StoreRegistry implements AutoCloseable {
      *
      * @throws IllegalArgumentException naming the known stores when none has that name
      */
-    IdempotencyStore resolve(String name) {
+    public IdempotencyStore resolve(String name) {
         String effective = name.isEmpty() ? defaultName : name;
         IdempotencyStore store = registered.get(effective);
         if (store != null) {

@@ -1,8 +1,9 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
 import dev.idem.core.IdempotencyEvent;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.IdempotencyListener;
+import dev.idem.core.internal.key.CallKey;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

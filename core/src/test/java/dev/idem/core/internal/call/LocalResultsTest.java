@@ -1,5 +1,6 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
+import dev.idem.core.internal.key.CallKey;
 import dev.idem.store.tck.MutableClock;
 import org.junit.jupiter.api.Test;
 

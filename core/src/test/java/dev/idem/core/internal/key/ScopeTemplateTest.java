@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.key;
 
 import dev.idem.Normalize;
 import org.junit.jupiter.api.Test;

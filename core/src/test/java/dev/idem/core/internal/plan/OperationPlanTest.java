@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.plan;
 
 import dev.idem.IdempotencyKey;
 import dev.idem.IdempotencyKeyException;
@@ -7,6 +7,8 @@ import dev.idem.WindowAlignment;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.InMemoryIdempotencyStore;
+import dev.idem.core.internal.EngineCore;
+import dev.idem.core.internal.key.CallKey;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

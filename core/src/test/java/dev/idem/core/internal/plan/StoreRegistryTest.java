@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.plan;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.core.InMemoryIdempotencyStore;
