@@ -1,9 +1,9 @@
 package dev.idem.benchmarks;
 
 import dev.idem.core.IdemSettings;
-import dev.idem.core.internal.CallKey;
+import dev.idem.core.internal.key.CallKey;
 import dev.idem.core.internal.EngineCore;
-import dev.idem.core.internal.OperationPlan;
+import dev.idem.core.internal.plan.OperationPlan;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

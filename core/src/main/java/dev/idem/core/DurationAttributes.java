@@ -1,7 +1,7 @@
 package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
-import dev.idem.core.internal.DurationParser;
+import dev.idem.core.internal.plan.DurationParser;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -2,8 +2,8 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.core.internal.EngineCore;
-import dev.idem.core.internal.MethodPlans;
-import dev.idem.core.internal.OperationPlan;
+import dev.idem.core.internal.plan.MethodPlans;
+import dev.idem.core.internal.plan.OperationPlan;
 import jakarta.annotation.Nonnull;
 
 import java.lang.reflect.Method;

@@ -2,8 +2,8 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.OnStoreError;
-import dev.idem.core.internal.DurationParser;
-import dev.idem.core.internal.LeaseHeartbeat;
+import dev.idem.core.internal.call.LeaseHeartbeat;
+import dev.idem.core.internal.plan.DurationParser;
 import dev.idem.core.internal.retry.RetryTimer;
 import dev.idem.store.IdempotencyStore;
 import jakarta.annotation.Nonnull;

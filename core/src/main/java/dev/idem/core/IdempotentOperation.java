@@ -2,7 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyException;
 import dev.idem.core.internal.EngineCore;
-import dev.idem.core.internal.OperationPlan;
+import dev.idem.core.internal.plan.OperationPlan;
 import jakarta.annotation.Nonnull;
 
 import java.util.concurrent.Callable;

@@ -2,8 +2,8 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
-import dev.idem.core.internal.InstrumentedTypes;
-import dev.idem.core.internal.MethodNames;
+import dev.idem.core.internal.plan.InstrumentedTypes;
+import dev.idem.core.internal.plan.MethodNames;
 import jakarta.annotation.Nonnull;
 
 import java.io.File;

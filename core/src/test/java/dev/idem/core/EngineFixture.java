@@ -1,6 +1,6 @@
 package dev.idem.core;
 
-import dev.idem.core.internal.LeaseHeartbeat;
+import dev.idem.core.internal.call.LeaseHeartbeat;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 

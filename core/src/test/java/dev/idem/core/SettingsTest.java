@@ -2,7 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.OnStoreError;
-import dev.idem.core.internal.DurationParser;
+import dev.idem.core.internal.plan.DurationParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -4,7 +4,7 @@ import dev.idem.core.ConfigurationCheck;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.WeavingCheck;
-import dev.idem.core.internal.MethodNames;
+import dev.idem.core.internal.plan.MethodNames;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;

@@ -5,6 +5,16 @@ import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.Invocation;
+import dev.idem.core.internal.call.AbandonedClaims;
+import dev.idem.core.internal.call.AttemptRunner;
+import dev.idem.core.internal.call.CallRunner;
+import dev.idem.core.internal.call.Events;
+import dev.idem.core.internal.call.LeaseHeartbeat;
+import dev.idem.core.internal.codec.Codecs;
+import dev.idem.core.internal.key.Canonicalizers;
+import dev.idem.core.internal.plan.OperationPlan;
+import dev.idem.core.internal.plan.OperationPlanner;
+import dev.idem.core.internal.plan.StoreRegistry;
 import dev.idem.core.internal.retry.RetryRules;
 import dev.idem.core.internal.retry.RetryTimer;
 

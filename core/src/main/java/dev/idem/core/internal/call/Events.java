@@ -1,0 +1,89 @@
+package dev.idem.core.internal.call;
+
+import dev.idem.core.IdempotencyEvent;
+import dev.idem.core.IdempotencyEventType;
+import dev.idem.core.IdempotencyListener;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Delivers events to listeners. With no listener an event is never built, so the replay path allocates nothing
+ * for it. The events an operator must see even without a listener (work whose result was not saved, lost leases,
+ * unprotected runs) are also logged. Evictions by the in-memory store's bound come in floods, one per evicted
+ * record, so they are logged at most once a {@linkplain #EVICTION_WARNING_INTERVAL_MILLIS minute}, with the number
+ * evicted since the last line.
+ */
+public final class Events {
+    private static final System.Logger LOG = System.getLogger("dev.idem");
+    /** The least time between two eviction warnings, on the engine's clock. */
+    static final long EVICTION_WARNING_INTERVAL_MILLIS = 60_000;
+
+    private final IdempotencyListener[] listeners;
+    private final Clock clock;
+    private final AtomicLong evictedSinceWarning = new AtomicLong();
+    private final AtomicLong nextEvictionWarningAt = new AtomicLong(Long.MIN_VALUE);
+
+    public Events(List<IdempotencyListener> listeners, Clock clock) {
+        this.listeners = listeners.toArray(new IdempotencyListener[0]);
+        this.clock = clock;
+    }
+
+    void emit(IdempotencyEventType type, String operation, Object key, long token, String detail, Throwable cause) {
+        emit(type, operation, key, token, detail, cause, 0, null);
+    }
+
+    /** An event about attempt {@code attempt} of an execution, with the pause before the next one (or null). */
+    void emit(IdempotencyEventType type, String operation, Object key, long token, String detail, Throwable cause,
+              int attempt, Duration delay) {
+        boolean logged = type == IdempotencyEventType.INDETERMINATE || type == IdempotencyEventType.LEASE_LOST
+                || type == IdempotencyEventType.RESULT_NOT_STORED || type == IdempotencyEventType.RESULT_UNREADABLE
+                || type == IdempotencyEventType.FAIL_OPEN || type == IdempotencyEventType.ABANDONED;
+        if (listeners.length == 0 && !logged) {
+            return;
+        }
+        IdempotencyEvent event = new IdempotencyEvent(type, operation, String.valueOf(key), token, detail, cause,
+                attempt, delay);
+        if (logged) {
+            LOG.log(Level.WARNING, type + " " + operation + " " + key + ": " + detail, cause);
+        }
+        deliver(event);
+    }
+
+    public void emit(IdempotencyEventType type, String operation, Object key, long token, String detail) {
+        emit(type, operation, key, token, detail, null);
+    }
+
+    /** An {@link IdempotencyEventType#EVICTED EVICTED} event from an in-memory store: warned about, then delivered. */
+    public void evicted(IdempotencyEvent event) {
+        evictedSinceWarning.incrementAndGet();
+        long now = clock.millis();
+        long due = nextEvictionWarningAt.get();
+        if (now >= due && nextEvictionWarningAt.compareAndSet(due, now + EVICTION_WARNING_INTERVAL_MILLIS)) {
+            long evicted = evictedSinceWarning.getAndSet(0); // this one included, unless a racing line counted it
+            if (evicted > 0) {
+                LOG.log(Level.WARNING, evicted + (evicted == 1 ? " idempotency record" : " idempotency records")
+                        + " that still counted " + (evicted == 1 ? "was" : "were") + " evicted by the in-memory"
+                        + " store's bound " + (due == Long.MIN_VALUE ? "" : "since the last such warning ")
+                        + "(at most one warning a minute): a duplicate of an evicted key may run the method again."
+                        + " Raise idem.memory.maximumSize (idem.memory.maximumBytes if results are large), shorten"
+                        + " the ttl, or use a shared store. Latest: " + event.operation() + " " + event.key() + ": "
+                        + event.detail());
+            }
+        }
+        deliver(event);
+    }
+
+    private void deliver(IdempotencyEvent event) {
+        for (IdempotencyListener listener : listeners) {
+            try {
+                listener.onEvent(event);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "idempotency listener " + listener + " threw on " + event.type(), e);
+            }
+        }
+    }
+}

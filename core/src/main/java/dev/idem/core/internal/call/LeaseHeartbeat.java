@@ -1,0 +1,224 @@
+package dev.idem.core.internal.call;
+
+import dev.idem.store.IdempotencyStore;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Renews the lease of every running execution once a third of it has passed, so long work (an LLM call of
+ * minutes) is never taken over while its owner lives, while a crashed owner's lease still passes. A renewal refused
+ * by fencing means the claim was taken over: that execution's beat stops and reports it once.
+ *
+ * <h2>Cost</h2>
+ * One sweep per engine serves every execution: starting and stopping a beat is adding to and removing from a
+ * concurrent set, which keeps the cost of a short execution (the common case) to almost nothing. The sweep runs
+ * every {@link #SWEEP_PERIOD}, so a lease of at least three periods is renewed in time.
+ *
+ * <h2>A slow store delays no one else</h2>
+ * The sweep only decides which beats are due; the renewals themselves run on a small pool, at most one in flight
+ * per beat. A renewal stuck on one key (a lock, a slow replica) therefore holds up neither the sweep nor the other
+ * executions' renewals, and a beat never piles up renewals behind a slow one.
+ *
+ * <h2>Stopped is not lost</h2>
+ * A renewal can be in flight while its execution finishes; the store then refuses it, because the record is no
+ * longer in progress. That is not a lost lease: a refusal is reported only when the beat was not stopped. The
+ * execution stops its beat before it completes or releases the claim, so a refusal caused by its own completion
+ * always finds the beat stopped.
+ */
+public final class LeaseHeartbeat implements AutoCloseable {
+    /** How often the sweep looks for executions due for renewal. */
+    static final Duration SWEEP_PERIOD = Duration.ofMillis(100);
+    /** Renewals that may be in flight at once, each for another execution. */
+    static final int RENEWAL_THREADS = 4;
+    private static final System.Logger LOG = System.getLogger(LeaseHeartbeat.class.getName());
+
+    /** Runs the sweep periodically; tests supply one they drive by hand. */
+    public interface Scheduler {
+        /** Runs {@code sweep} every {@code period} until the returned handle is run. */
+        Runnable schedule(Runnable sweep, Duration period);
+
+        /**
+         * Where renewals run: by default on the sweeping thread, which suits a sweep a test drives by hand. The
+         * engine's own scheduler (no scheduler given) runs them on a pool of {@link #RENEWAL_THREADS} daemon
+         * threads instead.
+         */
+        default Executor renewals() {
+            return Runnable::run;
+        }
+
+        default void shutdown() {
+        }
+    }
+
+    /** One execution's beat. */
+    public interface Beat {
+        /** Stops renewing; idempotent. Once it returns, no refusal of this beat's renewals is reported. */
+        void stop();
+    }
+
+    /** Told once per execution when a renewal is refused (the claim was taken over). */
+    public interface LostLease {
+        /**
+         * @param operation    the operation the execution belongs to, as given to {@link #start}
+         * @param key          the execution's key
+         * @param fencingToken the execution's (now stale) token
+         */
+        void lost(String operation, String key, long fencingToken);
+    }
+
+    /** A field updater rather than an AtomicBoolean per beat: one object fewer on the path of every execution. */
+    private static final AtomicIntegerFieldUpdater<RunningBeat> IN_FLIGHT =
+            AtomicIntegerFieldUpdater.newUpdater(RunningBeat.class, "inFlight");
+
+    private final Clock clock;
+    private final Set<RunningBeat> running = ConcurrentHashMap.newKeySet();
+    private final Scheduler scheduler;
+    private final Runnable cancelSweep;
+    private final Executor renewals;
+    private final ExecutorService ownPool;
+    private final LostLease onLost;
+
+    /**
+     * @param scheduler runs the sweep, or null for the heartbeat's own daemon thread and renewal pool
+     * @param onLost    told when an execution's renewal is refused; one for all executions, so starting a beat
+     *                  allocates no callback
+     */
+    public LeaseHeartbeat(Clock clock, Scheduler scheduler, LostLease onLost) {
+        this.clock = clock;
+        this.onLost = onLost;
+        this.scheduler = scheduler != null ? scheduler : daemonScheduler();
+        this.ownPool = scheduler == null ? renewalPool() : null;
+        this.renewals = ownPool != null ? ownPool : this.scheduler.renewals();
+        this.cancelSweep = this.scheduler.schedule(this::sweep, SWEEP_PERIOD);
+    }
+
+    Beat start(IdempotencyStore store, String operation, String key, long token, Duration lease) {
+        RunningBeat beat = new RunningBeat(store, operation, key, token, lease, clock.millis());
+        running.add(beat);
+        return beat;
+    }
+
+    /** Starts a renewal for every execution whose last renewal is a third of a lease old and none is in flight. */
+    void sweep() {
+        long now = clock.millis();
+        for (RunningBeat beat : running) {
+            if (now - beat.renewedAt >= beat.renewEveryMillis && IN_FLIGHT.compareAndSet(beat, 0, 1)) {
+                try {
+                    renewals.execute(() -> beat.renew(now));
+                } catch (RejectedExecutionException e) {
+                    beat.inFlight = 0; // closing: nothing more to renew
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        cancelSweep.run();
+        scheduler.shutdown();
+        if (ownPool != null) {
+            ownPool.shutdownNow();
+        }
+    }
+
+    private static ExecutorService renewalPool() {
+        AtomicInteger n = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(RENEWAL_THREADS, RENEWAL_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "idem-lease-renewal-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true); // an engine with nothing running keeps no renewal thread
+        return pool;
+    }
+
+    private static Scheduler daemonScheduler() {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "idem-lease-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+        return new Scheduler() {
+            @Override
+            public Runnable schedule(Runnable sweep, Duration period) {
+                long nanos = period.toNanos();
+                ScheduledFuture<?> f = executor.scheduleWithFixedDelay(() -> {
+                    try {
+                        sweep.run();
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, "lease heartbeat sweep failed; retrying at the next one", e);
+                    }
+                }, nanos, nanos, TimeUnit.NANOSECONDS);
+                return () -> f.cancel(false);
+            }
+
+            @Override
+            public void shutdown() {
+                executor.shutdownNow();
+            }
+        };
+    }
+
+    final class RunningBeat implements Beat {
+        private final IdempotencyStore store;
+        private final String key;
+        private final long token;
+        private final Duration lease;
+        private final long renewEveryMillis;
+        private final String operation;
+        /** 1 while a renewal of this beat is queued or running: never more than one (see {@link #IN_FLIGHT}). */
+        private volatile int inFlight;
+        private volatile long renewedAt;
+        private volatile boolean stopped;
+
+        RunningBeat(IdempotencyStore store, String operation, String key, long token, Duration lease, long now) {
+            this.store = store;
+            this.operation = operation;
+            this.key = key;
+            this.token = token;
+            this.lease = lease;
+            this.renewEveryMillis = Math.max(1, lease.toMillis() / 3);
+            this.renewedAt = now;
+        }
+
+        void renew(long now) {
+            try {
+                if (stopped) {
+                    return;
+                }
+                if (store.renew(key, token, lease)) {
+                    renewedAt = now;
+                } else if (!stopped) { // refused while still running: taken over
+                    stop();
+                    onLost.lost(operation, key, token);
+                }
+            } catch (RuntimeException e) {
+                // A store blip: the next sweep tries again; the lease has two more thirds of slack.
+                LOG.log(Level.DEBUG, "lease renewal of " + key + " failed; retrying at the next sweep", e);
+            } finally {
+                inFlight = 0;
+            }
+        }
+
+        @Override
+        public void stop() {
+            stopped = true;
+            running.remove(this);
+        }
+    }
+}

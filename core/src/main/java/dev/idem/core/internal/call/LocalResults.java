@@ -1,0 +1,79 @@
+package dev.idem.core.internal.call;
+
+import dev.idem.core.internal.key.CallKey;
+import dev.idem.core.internal.plan.OperationPlan;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+
+import java.time.Clock;
+
+/**
+ * Completed results this engine has seen, so a replay costs a key derivation and one cache read, with no store
+ * round trip and no decoding. Entries hold the decoded value: replayed results are shared instances, which is why
+ * results should be immutable values.
+ *
+ * <p>Whether an entry still counts is decided from its timestamps at read time (expiry, window); the cache is
+ * bounded by size, so stale entries that are never read again are evicted as newer ones arrive.
+ *
+ * <p>An entry answers only the plan that stored it (by {@link OperationPlan#id}): after a class is reloaded, its
+ * new plan must not be handed instances of the old class, and another operation sharing the scope decodes the
+ * store's bytes with its own codec. When an operation is planned anew, the old plan's entries are dropped at once
+ * ({@link #forgetPlan}), so a discarded class loader is not kept alive by results nobody can use.
+ */
+final class LocalResults {
+    private static final int MAX_ENTRIES = 10_000;
+
+    /** A completed result and the times that bound its use. */
+    static final class Entry {
+        final long planId;
+        final Object value;
+        final byte[] payloadDigest;
+        final long supersedeAtMillis; // start + window; Long.MAX_VALUE without a window
+        final long expiresAtMillis;
+
+        Entry(long planId, Object value, byte[] payloadDigest, long supersedeAtMillis, long expiresAtMillis) {
+            this.planId = planId;
+            this.value = value;
+            this.payloadDigest = payloadDigest;
+            this.supersedeAtMillis = supersedeAtMillis;
+            this.expiresAtMillis = expiresAtMillis;
+        }
+    }
+
+    private final Clock clock;
+    private final Cache<CallKey, Entry> entries;
+
+    LocalResults(Clock clock) {
+        this.clock = clock;
+        // Size-bounded only: whether an entry counts is decided from its timestamps when it is read (and a stale
+        // one removed then), so Caffeine's own expiry would add a second clock read to every replay for nothing.
+        // Maintenance on the writing thread: with the default executor every new result (every first call) hands the
+        // cache's upkeep to the common pool, waking one of its threads (an unpark, a context switch on a small
+        // machine) far more often than the upkeep itself costs.
+        this.entries = Caffeine.newBuilder().maximumSize(MAX_ENTRIES).executor(Runnable::run).build();
+    }
+
+    /** The entry the plan {@code planId} stored for {@code key} if it still counts now: not expired, within its window. */
+    Entry lookup(long planId, CallKey key) {
+        Entry entry = entries.getIfPresent(key);
+        if (entry == null || entry.planId != planId) {
+            return null;
+        }
+        long now = clock.millis();
+        if (now >= entry.expiresAtMillis || now >= entry.supersedeAtMillis) {
+            entries.asMap().remove(key, entry);
+            return null;
+        }
+        return entry;
+    }
+
+    void put(CallKey key, Entry entry) {
+        entries.put(key, entry);
+    }
+
+    /** Drops every entry stored by the plan {@code planId}: it was replaced (its class was reloaded). */
+    void forgetPlan(long planId) {
+        entries.asMap().values().removeIf(entry -> entry.planId == planId);
+    }
+}

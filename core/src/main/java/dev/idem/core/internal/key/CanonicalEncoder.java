@@ -1,0 +1,632 @@
+package dev.idem.core.internal.key;
+
+import java.lang.ref.WeakReference;
+import java.lang.reflect.Array;
+import java.lang.reflect.Field;
+import java.math.BigDecimal;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.math.BigInteger;
+import java.nio.ByteOrder;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/**
+ * The canonical encoding of SEMANTICS.md section 2: a deterministic, type-tagged, length-prefixed byte form of a
+ * value, so equal values give equal bytes on every JVM and unequal values (including {@code 1} and {@code "1"}, or
+ * {@code ["a","b"]} and {@code ["ab"]}) give different bytes.
+ *
+ * <h2>Format</h2>
+ * Every value starts with a one-byte tag. Variable-length parts carry a four-byte length first, so no encoding is a
+ * prefix of another. Integral numbers of every width share one tag (changing a parameter from {@code int} to
+ * {@code long} keeps its keys); BigDecimal is encoded by value ({@code 1.0} = {@code 1.00}); floats are widened to
+ * double; sets and maps are sorted by the unsigned bytes of their elements' (keys') encodings; records and plain
+ * objects are encoded as their fields sorted by name.
+ *
+ * <h2>Reuse</h2>
+ * An encoder (its buffer and SHA-256) is reused by its thread, so encoding a small argument list allocates
+ * nothing. The thread holds it through a {@link WeakReference} only: a thread that outlives the application (a
+ * container's pooled thread, a dev-tools restart) then pins no class of Idem's class loader, at the price of a new
+ * encoder after a garbage collection cleared the old one. A nested use on the same thread (a canonicaliser that
+ * itself calls an idempotent method) finds the thread's encoder in use and gets a fresh one rather than corrupting
+ * the outer encoding.
+ *
+ * <h2>Nothing of the arguments outlives a call</h2>
+ * {@link #release()} zeroes the bytes written and drops the references to the values being encoded, also after
+ * an encoding failed half-way, so a thread's scratch space never keeps an argument (or its bytes) alive.
+ */
+public final class CanonicalEncoder {
+    static final byte NULL = 0;
+    static final byte FALSE = 1;
+    static final byte TRUE = 2;
+    static final byte INTEGER = 3;
+    static final byte BIG_INTEGER = 4;
+    static final byte FLOATING = 5;
+    static final byte DECIMAL = 6;
+    static final byte CHAR = 7;
+    static final byte STRING = 8;
+    static final byte ENUM = 9;
+    static final byte UUID_TAG = 10;
+    static final byte TEMPORAL = 11;
+    static final byte BYTES = 12;
+    public static final byte LIST = 13;
+    static final byte SET = 14;
+    static final byte MAP = 15;
+    static final byte EMPTY = 16;
+    static final byte PRESENT = 17;
+    static final byte OBJECT = 18;
+    static final byte SCALAR = 19;
+
+    private static final int MAX_DEPTH = 64;
+    private static final int KEPT_BUFFER_LIMIT = 64 * 1024;
+    /**
+     * From this many bytes on, a prefix's digest is taken from a copy of the running SHA-256 state rather than by
+     * hashing the prefix a second time when asked for it (copying the state allocates; hashing a short prefix
+     * again is cheaper than that).
+     */
+    private static final int PREFIX_SNAPSHOT_THRESHOLD = 1024;
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    /** The thread's encoder, held weakly so that it never pins this class's loader (see "Reuse"). */
+    private static final ThreadLocal<WeakReference<CanonicalEncoder>> PER_THREAD = new ThreadLocal<>();
+
+    private byte[] buffer = new byte[256];
+    private int length;
+    private final MessageDigest sha256 = Sha256.newDigest();
+    private final byte[] digest = new byte[Sha256.LENGTH];
+    private Object[] enclosing;
+    private int depth;
+    /** The deepest {@link #depth} of this use, so release clears exactly the slots that held values. */
+    private int maxDepth;
+    private boolean inUse;
+    private Canonicalizers canonicalizers = Canonicalizers.NONE;
+    private int prefixLength = -1;
+    private byte[] prefixDigest;
+    /** How far the buffer was written, rewinds included, so release zeroes every byte of the arguments. */
+    private int highWater;
+
+    private CanonicalEncoder() {
+    }
+
+    /** This thread's encoder, reset; call {@link #release()} exactly once when done with its bytes. */
+    public static CanonicalEncoder acquire() {
+        WeakReference<CanonicalEncoder> held = PER_THREAD.get();
+        CanonicalEncoder encoder = held == null ? null : held.get();
+        if (encoder == null) {
+            encoder = new CanonicalEncoder();
+            PER_THREAD.set(new WeakReference<>(encoder));
+        } else if (encoder.inUse) {
+            encoder = new CanonicalEncoder(); // a nested use: the outer encoding goes on undisturbed
+        }
+        encoder.inUse = true;
+        return encoder;
+    }
+
+    /** Whether this thread's encoder is acquired and not yet released (for tests). */
+    static boolean threadEncoderInUse() {
+        WeakReference<CanonicalEncoder> held = PER_THREAD.get();
+        CanonicalEncoder encoder = held == null ? null : held.get();
+        return encoder != null && encoder.inUse;
+    }
+
+    /**
+     * Forgets what was encoded, zeroing its bytes and dropping every reference to the values encoded (also after an
+     * encoding failed half-way), and hands the encoder back to its thread.
+     */
+    public void release() {
+        Arrays.fill(buffer, 0, Math.min(buffer.length, Math.max(length, highWater)), (byte) 0);
+        if (enclosing != null) {
+            Arrays.fill(enclosing, 0, Math.min(enclosing.length, maxDepth), null);
+        }
+        if (buffer.length > KEPT_BUFFER_LIMIT) {
+            buffer = new byte[256]; // do not pin a huge prompt's buffer to the thread
+        }
+        sha256.reset();
+        length = 0;
+        highWater = 0;
+        depth = 0;
+        maxDepth = 0;
+        prefixLength = -1;
+        prefixDigest = null;
+        canonicalizers = Canonicalizers.NONE;
+        inUse = false;
+    }
+
+    public CanonicalEncoder using(Canonicalizers registered) {
+        this.canonicalizers = registered;
+        return this;
+    }
+
+    byte[] buffer() {
+        return buffer;
+    }
+
+    int length() {
+        return length;
+    }
+
+    public void truncate(int newLength) {
+        length = newLength;
+        if (newLength < prefixLength) {
+            prefixLength = -1;
+            prefixDigest = null;
+            sha256.reset();
+        }
+    }
+
+    byte[] toByteArray() {
+        return Arrays.copyOf(buffer, length);
+    }
+
+    /** SHA-256 of the bytes written so far, into a buffer this encoder reuses (valid until its next use). */
+    public byte[] sha256() {
+        if (prefixLength >= 0 && prefixDigest != null) {
+            sha256.update(buffer, prefixLength, length - prefixLength); // the prefix is already in the digest
+            try {
+                sha256.digest(digest, 0, Sha256.LENGTH);
+            } catch (java.security.DigestException e) {
+                throw new IllegalStateException(e);
+            }
+        } else {
+            Sha256.digest(sha256, buffer, length, digest);
+        }
+        return digest;
+    }
+
+    /**
+     * Marks the bytes written so far as a prefix whose digest {@link #prefixSha256()} will give, without encoding
+     * them again: the key's encoding begins with the payload's when the two are the same parameters.
+     */
+    public void markPrefix() {
+        prefixLength = length;
+        if (length >= PREFIX_SNAPSHOT_THRESHOLD) {
+            sha256.update(buffer, 0, length);
+            try {
+                MessageDigest snapshot = (MessageDigest) sha256.clone();
+                prefixDigest = snapshot.digest();
+            } catch (CloneNotSupportedException e) {
+                sha256.reset(); // a provider that cannot copy its state: hash the prefix again when asked
+                prefixDigest = null;
+            }
+        }
+    }
+
+    /** SHA-256 of the prefix marked by {@link #markPrefix()}, as a new array. */
+    public byte[] prefixSha256() {
+        if (prefixLength < 0) {
+            throw new IllegalStateException("no prefix marked");
+        }
+        if (prefixDigest != null) {
+            return prefixDigest.clone();
+        }
+        byte[] out = new byte[Sha256.LENGTH];
+        Sha256.digest(sha256, buffer, prefixLength, out); // a short prefix never entered the digest: hash it now
+        return out;
+    }
+
+    /**
+     * Encodes a parameter's value, reusing {@code source}'s record of the class it last saw, since a parameter
+     * nearly always receives one class: this skips the class lookup on the path of every call.
+     */
+    public void encode(Object value, KeySource source) {
+        if (value == null || !canonicalizers.isEmpty()) {
+            encode(value);
+            return;
+        }
+        TypeEntry seen = source.lastType;
+        if (seen == null || seen.type != value.getClass()) {
+            seen = TypeEntry.of(value.getClass());
+            source.lastType = seen;
+        }
+        encodeAs(value, seen);
+    }
+
+    /** Encodes {@code value}; throws {@link UnencodableValueException} for values that have no canonical form. */
+    void encode(Object value) {
+        if (value == null) {
+            writeByte(NULL);
+            return;
+        }
+        Class<?> type = value.getClass();
+        if (type == String.class && canonicalizers.isEmpty()) {
+            writeString((String) value); // the commonest key value, without a class lookup
+            return;
+        }
+        if (!canonicalizers.isEmpty()) {
+            Object replacement = canonicalizers.canonicalize(value);
+            if (replacement != value) {
+                encode(replacement);
+                return;
+            }
+        }
+        encodeAs(value, TypeEntry.of(type));
+    }
+
+    private void encodeAs(Object value, TypeEntry entry) {
+        Class<?> type = entry.type;
+        switch (entry.kind) {
+            case BOOLEAN:
+                writeByte((Boolean) value ? TRUE : FALSE);
+                return;
+            case INTEGRAL:
+                writeInteger(((Number) value).longValue());
+                return;
+            case BIG_INTEGER:
+                writeBigInteger((BigInteger) value);
+                return;
+            case FLOATING:
+                writeFloating(((Number) value).doubleValue());
+                return;
+            case DECIMAL:
+                writeDecimal((BigDecimal) value);
+                return;
+            case CHAR:
+                writeByte(CHAR);
+                writeChar((Character) value);
+                return;
+            case STRING:
+                writeString(value.toString());
+                return;
+            case ENUM:
+                writeByte(ENUM);
+                writeUtf8(((Enum<?>) value).name());
+                return;
+            case UUID:
+                UUID uuid = (UUID) value;
+                writeByte(UUID_TAG);
+                writeLong(uuid.getMostSignificantBits());
+                writeLong(uuid.getLeastSignificantBits());
+                return;
+            case TEMPORAL:
+                // The ISO form is the JDK's documented, stable text form; Instant's is always UTC.
+                writeByte(TEMPORAL);
+                writeUtf8(type.getSimpleName());
+                writeUtf8(value.toString());
+                return;
+            case SCALAR:
+                writeByte(SCALAR);
+                writeUtf8(type.getSimpleName());
+                writeUtf8(value instanceof java.util.Locale ? ((java.util.Locale) value).toLanguageTag()
+                        : value.toString());
+                return;
+            case BYTES:
+                byte[] bytes = (byte[]) value;
+                writeByte(BYTES);
+                writeInt(bytes.length);
+                writeBytes(bytes, 0, bytes.length);
+                return;
+            case PRIMITIVE_ARRAY:
+                writePrimitiveArray(value);
+                return;
+            case OBJECT_ARRAY:
+                enter(value);
+                Object[] array = (Object[]) value;
+                writeByte(LIST);
+                writeInt(array.length);
+                for (Object element : array) {
+                    encode(element);
+                }
+                leave();
+                return;
+            case OPTIONAL:
+                Optional<?> optional = (Optional<?>) value;
+                if (optional.isPresent()) {
+                    writeByte(PRESENT);
+                    encode(optional.get());
+                } else {
+                    writeByte(EMPTY);
+                }
+                return;
+            case PRIMITIVE_OPTIONAL:
+                writePrimitiveOptional(value);
+                return;
+            case LIST:
+                enter(value);
+                Collection<?> list = (Collection<?>) value;
+                writeByte(LIST);
+                writeInt(list.size());
+                for (Object element : list) {
+                    encode(element);
+                }
+                leave();
+                return;
+            case SET:
+                enter(value);
+                writeSorted(SET, (Collection<?>) value);
+                leave();
+                return;
+            case MAP:
+                enter(value);
+                writeMap((Map<?, ?>) value);
+                leave();
+                return;
+            case RECORD:
+            case PLAIN_OBJECT:
+                enter(value);
+                writeObject(value, entry.layout());
+                leave();
+                return;
+            default:
+                throw new UnencodableValueException("a value of type " + type.getName() + " has no canonical"
+                        + " form (streams, callbacks, connections, threads and the JDK's non-value classes are not"
+                        + " data)");
+        }
+    }
+
+    /** Encodes a string, tagged. */
+    public void writeString(String value) {
+        writeByte(STRING);
+        writeUtf8(value);
+    }
+
+    public void writeInteger(long value) {
+        writeByte(INTEGER);
+        writeLong(value);
+    }
+
+    private void writeBigInteger(BigInteger value) {
+        if (value.bitLength() < 64) {
+            writeInteger(value.longValue()); // the same number in a long encodes the same
+            return;
+        }
+        byte[] magnitude = value.toByteArray();
+        writeByte(BIG_INTEGER);
+        writeInt(magnitude.length);
+        writeBytes(magnitude, 0, magnitude.length);
+    }
+
+    private void writeFloating(double value) {
+        double normalised = value == 0.0 ? 0.0 : value; // -0.0 and 0.0 are one number
+        writeByte(FLOATING);
+        writeLong(Double.doubleToLongBits(normalised)); // one NaN bit pattern for every NaN
+    }
+
+    private void writeDecimal(BigDecimal value) {
+        BigDecimal canonical = value.signum() == 0 ? BigDecimal.ZERO : value.stripTrailingZeros();
+        byte[] unscaled = canonical.unscaledValue().toByteArray();
+        writeByte(DECIMAL);
+        writeInt(canonical.scale());
+        writeInt(unscaled.length);
+        writeBytes(unscaled, 0, unscaled.length);
+    }
+
+    private void writePrimitiveArray(Object array) {
+        int n = Array.getLength(array);
+        writeByte(LIST);
+        writeInt(n);
+        Class<?> component = array.getClass().getComponentType();
+        for (int i = 0; i < n; i++) {
+            if (component == int.class) {
+                writeInteger(((int[]) array)[i]);
+            } else if (component == long.class) {
+                writeInteger(((long[]) array)[i]);
+            } else if (component == double.class) {
+                writeFloating(((double[]) array)[i]);
+            } else if (component == boolean.class) {
+                writeByte(((boolean[]) array)[i] ? TRUE : FALSE);
+            } else if (component == char.class) {
+                writeByte(CHAR);
+                writeChar(((char[]) array)[i]);
+            } else if (component == float.class) {
+                writeFloating(((float[]) array)[i]);
+            } else if (component == short.class) {
+                writeInteger(((short[]) array)[i]);
+            }
+        }
+    }
+
+    private void writePrimitiveOptional(Object value) {
+        if (value instanceof OptionalInt) {
+            OptionalInt o = (OptionalInt) value;
+            if (o.isPresent()) {
+                writeByte(PRESENT);
+                writeInteger(o.getAsInt());
+                return;
+            }
+        } else if (value instanceof OptionalLong) {
+            OptionalLong o = (OptionalLong) value;
+            if (o.isPresent()) {
+                writeByte(PRESENT);
+                writeInteger(o.getAsLong());
+                return;
+            }
+        } else {
+            OptionalDouble o = (OptionalDouble) value;
+            if (o.isPresent()) {
+                writeByte(PRESENT);
+                writeFloating(o.getAsDouble());
+                return;
+            }
+        }
+        writeByte(EMPTY);
+    }
+
+    private void writeSorted(byte tag, Collection<?> elements) {
+        List<byte[]> encoded = new ArrayList<>(elements.size());
+        for (Object element : elements) {
+            encoded.add(encodeSeparately(element));
+        }
+        encoded.sort(Arrays::compareUnsigned);
+        writeByte(tag);
+        writeInt(encoded.size());
+        for (byte[] bytes : encoded) {
+            writeBytes(bytes, 0, bytes.length);
+        }
+    }
+
+    private void writeMap(Map<?, ?> map) {
+        List<byte[][]> entries = new ArrayList<>(map.size());
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+            entries.add(new byte[][] {encodeSeparately(entry.getKey()), encodeSeparately(entry.getValue())});
+        }
+        entries.sort((a, b) -> Arrays.compareUnsigned(a[0], b[0]));
+        writeByte(MAP);
+        writeInt(entries.size());
+        for (byte[][] entry : entries) {
+            writeBytes(entry[0], 0, entry[0].length);
+            writeBytes(entry[1], 0, entry[1].length);
+        }
+    }
+
+    /** Encodes into this buffer's tail, copies the bytes out, and rewinds: the element's encoding on its own. */
+    private byte[] encodeSeparately(Object element) {
+        int start = length;
+        encode(element);
+        byte[] bytes = Arrays.copyOfRange(buffer, start, length);
+        length = start;
+        return bytes;
+    }
+
+    private void writeObject(Object value, ObjectLayout layout) {
+        if (layout.inaccessible != null) {
+            throw layout.inaccessible;
+        }
+        Field[] fields = layout.fields;
+        writeByte(OBJECT);
+        writeInt(fields.length);
+        for (int i = 0; i < fields.length; i++) {
+            byte[] name = layout.nameHeaders[i]; // the name's length and UTF-8 bytes, prepared once
+            writeBytes(name, 0, name.length);
+            writeField(fields[i], value);
+        }
+    }
+
+    private void writeField(Field field, Object owner) {
+        try {
+            Class<?> type = field.getType();
+            if (type == int.class) {
+                writeInteger(field.getInt(owner));
+            } else if (type == long.class) {
+                writeInteger(field.getLong(owner));
+            } else if (type == boolean.class) {
+                writeByte(field.getBoolean(owner) ? TRUE : FALSE);
+            } else if (type == double.class) {
+                writeFloating(field.getDouble(owner));
+            } else if (type == float.class) {
+                writeFloating(field.getFloat(owner));
+            } else if (type == short.class || type == byte.class) {
+                writeInteger(field.getLong(owner));
+            } else if (type == char.class) {
+                writeByte(CHAR);
+                writeChar(field.getChar(owner));
+            } else {
+                encode(field.get(owner));
+            }
+        } catch (IllegalAccessException e) {
+            throw new UnencodableValueException("cannot read field " + field.getName() + ": " + e.getMessage());
+        }
+    }
+
+    private void enter(Object composite) {
+        if (enclosing == null) {
+            enclosing = new Object[8];
+        } else if (depth == enclosing.length && depth < MAX_DEPTH) {
+            enclosing = Arrays.copyOf(enclosing, Math.min(MAX_DEPTH, depth * 2));
+        }
+        for (int i = 0; i < depth; i++) {
+            if (enclosing[i] == composite) {
+                throw new UnencodableValueException("the value contains a cycle through a "
+                        + composite.getClass().getName());
+            }
+        }
+        if (depth == MAX_DEPTH) {
+            throw new UnencodableValueException("the value is nested deeper than " + MAX_DEPTH + " levels");
+        }
+        enclosing[depth++] = composite;
+        maxDepth = Math.max(maxDepth, depth);
+    }
+
+    private void leave() {
+        enclosing[--depth] = null;
+    }
+
+    public void writeByte(byte b) {
+        ensure(1);
+        buffer[length++] = b;
+    }
+
+    private void writeChar(char c) {
+        ensure(2);
+        buffer[length++] = (byte) (c >>> 8);
+        buffer[length++] = (byte) c;
+    }
+
+    public void writeInt(int v) {
+        ensure(4);
+        INTS.set(buffer, length, v);
+        length += 4;
+    }
+
+    void writeLong(long v) {
+        ensure(8);
+        LONGS.set(buffer, length, v);
+        length += 8;
+    }
+
+    private void writeBytes(byte[] bytes, int offset, int count) {
+        ensure(count);
+        System.arraycopy(bytes, offset, buffer, length, count);
+        length += count;
+    }
+
+    /** UTF-8 without allocating: a length slot, the bytes, then the length patched in. */
+    private void writeUtf8(String s) {
+        int n = s.length();
+        // Three bytes a char bound any text; a long one (a prompt, a document) is measured instead, so that its
+        // buffer is not three times its size.
+        ensure(4 + (n <= KEPT_BUFFER_LIMIT ? n * 3 : utf8Bound(s)));
+        int lengthSlot = length;
+        length += 4;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                buffer[length++] = (byte) c;
+            } else if (c < 0x800) {
+                buffer[length++] = (byte) (0xC0 | (c >> 6));
+                buffer[length++] = (byte) (0x80 | (c & 0x3F));
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                int cp = Character.toCodePoint(c, s.charAt(++i));
+                buffer[length++] = (byte) (0xF0 | (cp >> 18));
+                buffer[length++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+                buffer[length++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+                buffer[length++] = (byte) (0x80 | (cp & 0x3F));
+            } else if (Character.isSurrogate(c)) {
+                buffer[length++] = (byte) '?'; // an unpaired surrogate, as String.getBytes(UTF_8) writes it
+            } else {
+                buffer[length++] = (byte) (0xE0 | (c >> 12));
+                buffer[length++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                buffer[length++] = (byte) (0x80 | (c & 0x3F));
+            }
+        }
+        INTS.set(buffer, lengthSlot, length - lengthSlot - 4);
+    }
+
+    /** At least the UTF-8 length of {@code s} (a surrogate pair counts six, not four), without allocating. */
+    private static int utf8Bound(String s) {
+        long bound = 0;
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            bound += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+        }
+        return (int) Math.min(bound, Integer.MAX_VALUE - 16);
+    }
+
+    private void ensure(int extra) {
+        int needed = length + extra;
+        highWater = Math.max(highWater, needed);
+        if (needed > buffer.length) {
+            // Doubling, or for one large value its size with an eighth to spare: the few bytes written after a
+            // 10 MB argument (the version, the window) then fit, instead of doubling to 20 MB and copying it again.
+            buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, needed + (needed >> 3) + 64));
+        }
+    }
+}

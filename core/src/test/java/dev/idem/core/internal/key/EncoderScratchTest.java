@@ -1,0 +1,109 @@
+package dev.idem.core.internal.key;
+
+import org.junit.jupiter.api.Test;
+
+import java.security.MessageDigest;
+import java.util.Arrays;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What a thread keeps between encodings: reusable space, and nothing of the arguments. */
+class EncoderScratchTest {
+
+    private static boolean allZero(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void releaseZeroesTheBytesOfTheArgumentsBeforeTheBufferIsReused() {
+        CanonicalEncoder first = CanonicalEncoder.acquire();
+        first.encode("a secret prompt");
+        byte[] buffer = first.buffer();
+        first.release();
+
+        CanonicalEncoder second = CanonicalEncoder.acquire();
+        try {
+            // first is still referenced here, so the thread's weakly held encoder cannot have been collected
+            assertEquals(first, second, "the thread's encoder is reused");
+            assertEquals(buffer, second.buffer(), "and its buffer");
+            assertTrue(allZero(second.buffer()), "nothing of the last argument is left in it");
+        } finally {
+            second.release();
+        }
+    }
+
+    @Test
+    void anEncodingThatFailsHalfWayIsZeroedToo() {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        java.util.List<Object> cyclic = new java.util.ArrayList<>();
+        cyclic.add("a secret prompt");
+        cyclic.add(cyclic);
+        assertThrows(UnencodableValueException.class, () -> encoder.encode(cyclic));
+        byte[] buffer = encoder.buffer();
+        encoder.release();
+
+        assertTrue(allZero(buffer));
+    }
+
+    @Test
+    void aNestedEncoderOnTheSameThreadGetsPartsOfItsOwn() {
+        CanonicalEncoder outer = CanonicalEncoder.acquire();
+        try {
+            outer.encode("outer");
+            CanonicalEncoder nested = CanonicalEncoder.acquire();
+            try {
+                assertNotSame(outer.buffer(), nested.buffer());
+                nested.encode("nested");
+            } finally {
+                nested.release();
+            }
+            byte[] alone = encodingOf("outer");
+            assertArrayEquals(alone, outer.toByteArray(), "the outer encoding is untouched");
+        } finally {
+            outer.release();
+        }
+    }
+
+    @Test
+    void aPrefixDigestEqualsTheDigestOfThePrefixAloneOnBothSidesOfTheSnapshotThreshold() throws Exception {
+        for (int size : new int[] {10, 1023, 1024, 5000, 70_000}) {
+            char[] text = new char[size];
+            Arrays.fill(text, 'x');
+            String payload = new String(text);
+            byte[] expectedPrefix = MessageDigest.getInstance("SHA-256").digest(encodingOf(payload));
+
+            CanonicalEncoder encoder = CanonicalEncoder.acquire();
+            try {
+                encoder.encode(payload);
+                encoder.markPrefix();
+                encoder.writeString("v1");
+                byte[] whole = encoder.toByteArray();
+                byte[] keyDigest = encoder.sha256().clone();
+
+                assertArrayEquals(MessageDigest.getInstance("SHA-256").digest(whole), keyDigest, "key, " + size);
+                assertArrayEquals(expectedPrefix, encoder.prefixSha256(), "prefix, " + size);
+            } finally {
+                encoder.release();
+            }
+        }
+    }
+
+    private static byte[] encodingOf(Object value) {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        try {
+            encoder.encode(value);
+            return encoder.toByteArray();
+        } finally {
+            encoder.release();
+        }
+    }
+}
