@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import dev.idem.IdempotencyStoreException;
+import dev.idem.core.internal.EvictionTally;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
@@ -700,31 +701,47 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     private void report(List<Entry> evicted, long now, long sizeBefore, long bytesBefore) {
-        String bound = sizeBefore > maximumSize
-                ? "the store held " + sizeBefore + " records, over idem.memory.maximumSize = " + maximumSize
-                : "the store held about " + bytesBefore + " bytes in " + sizeBefore
-                + " records, over idem.memory.maximumBytes = " + maximumBytes;
-        // Under a flood every write evicts a record or so, each reported: the part every detail shares is made
-        // once per batch, and each detail in one builder, without intermediate strings.
-        String because = " before it would have expired) because " + bound + "; a duplicate of this key may run again";
-        StringBuilder b = new StringBuilder(64 + because.length());
+        String because = null;
+        StringBuilder b = null;
         for (Entry e : evicted) {
-            b.setLength(0);
-            b.append(e.state).append(" record evicted at age ");
-            appendSeconds(b, Math.floorDiv(now - e.startedAt, 1_000L));
-            b.append(" (");
-            appendSeconds(b, Math.floorDiv(e.expiresAt - now, 1_000L));
-            String detail = b.append(because).toString();
-            IdempotencyEvent event = new IdempotencyEvent(IdempotencyEventType.EVICTED, scopeOf(e.key), e.key,
-                    e.token, detail, null);
+            IdempotencyEvent event = null;
             for (IdempotencyListener listener : evictionListeners) {
                 try {
+                    if (listener instanceof EvictionTally tally && !tally.wantsEvent()) {
+                        tally.skipped(); // the engine counting, with no one to read this event
+                        continue;
+                    }
+                    if (event == null) {
+                        if (because == null) {
+                            // Under a flood every write evicts a record or so, each reported: the part every detail
+                            // shares is made once per batch, and each detail in one builder.
+                            String bound = sizeBefore > maximumSize
+                                    ? "the store held " + sizeBefore + " records, over idem.memory.maximumSize = "
+                                    + maximumSize
+                                    : "the store held about " + bytesBefore + " bytes in " + sizeBefore
+                                    + " records, over idem.memory.maximumBytes = " + maximumBytes;
+                            because = " before it would have expired) because " + bound
+                                    + "; a duplicate of this key may run again";
+                            b = new StringBuilder(64 + because.length());
+                        }
+                        event = evictedEvent(e, now, because, b);
+                    }
                     listener.onEvent(event);
                 } catch (RuntimeException ex) {
                     LOG.log(Level.WARNING, "eviction listener " + listener + " threw", ex);
                 }
             }
         }
+    }
+
+    private static IdempotencyEvent evictedEvent(Entry e, long now, String because, StringBuilder b) {
+        b.setLength(0);
+        b.append(e.state).append(" record evicted at age ");
+        appendSeconds(b, Math.floorDiv(now - e.startedAt, 1_000L));
+        b.append(" (");
+        appendSeconds(b, Math.floorDiv(e.expiresAt - now, 1_000L));
+        String detail = b.append(because).toString();
+        return new IdempotencyEvent(IdempotencyEventType.EVICTED, scopeOf(e.key), e.key, e.token, detail, null);
     }
 
     /** The scope of an engine key {@code idem:{namespace}:{scope}:{hash}}; any other key is its own scope. */
