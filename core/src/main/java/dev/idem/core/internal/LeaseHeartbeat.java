@@ -115,9 +115,19 @@ public final class LeaseHeartbeat implements AutoCloseable {
     }
 
     Beat start(IdempotencyStore store, String operation, String key, long token, Duration lease) {
+        return start(new RunningBeat(store, operation, key, token, lease));
+    }
+
+    /**
+     * Starts {@code beat}, made by the caller: an execution's {@link ExecutionContext} is its beat, so that an
+     * execution costs one object for both.
+     */
+    <B extends RunningBeat> B start(B beat) {
         Stripe stripe = running[ThreadLocalRandom.current().nextInt() & (running.length - 1)];
-        RunningBeat beat = new RunningBeat(stripe, store, operation, key, token, lease, clock.millis());
-        stripe.link(beat);
+        RunningBeat started = beat;
+        started.renewedAt = clock.millis();
+        started.stripe = stripe;
+        stripe.link(started);
         return beat;
     }
 
@@ -190,7 +200,7 @@ public final class LeaseHeartbeat implements AutoCloseable {
      */
     static final class Stripe {
         final LeaseHeartbeat heartbeat;
-        private final RunningBeat sentinel = new RunningBeat(this, null, null, null, 0, Duration.ofMillis(3), 0);
+        private final RunningBeat sentinel = new RunningBeat(null, null, null, 0, Duration.ofMillis(3));
 
         Stripe(LeaseHeartbeat heartbeat) {
             this.heartbeat = heartbeat;
@@ -225,8 +235,13 @@ public final class LeaseHeartbeat implements AutoCloseable {
         }
     }
 
-    static final class RunningBeat implements Beat {
-        private final Stripe stripe;
+    /**
+     * One execution's beat: started by {@link #start}, which links it into a stripe, and stopped by its
+     * execution. Extended by {@link ExecutionContext}.
+     */
+    static class RunningBeat implements Beat {
+        /** The list it is linked into, set when started; null for one never started. */
+        private Stripe stripe;
         private final IdempotencyStore store;
         private final String key;
         private final long token;
@@ -240,15 +255,22 @@ public final class LeaseHeartbeat implements AutoCloseable {
         private volatile long renewedAt;
         private volatile boolean stopped;
 
-        RunningBeat(Stripe stripe, IdempotencyStore store, String operation, String key, long token, Duration lease,
-                    long now) {
-            this.stripe = stripe;
+        RunningBeat(IdempotencyStore store, String operation, String key, long token, Duration lease) {
             this.store = store;
             this.operation = operation;
             this.key = key;
             this.token = token;
             this.lease = lease;
-            this.renewedAt = now;
+        }
+
+        /** {@return the execution's key} */
+        public String key() {
+            return key;
+        }
+
+        /** {@return the execution's fencing token} */
+        public long fencingToken() {
+            return token;
         }
 
         void renew(long now) {
@@ -271,9 +293,12 @@ public final class LeaseHeartbeat implements AutoCloseable {
         }
 
         @Override
-        public void stop() {
+        public final void stop() {
             stopped = true;
-            stripe.unlink(this);
+            Stripe s = stripe;
+            if (s != null) {
+                s.unlink(this);
+            }
         }
     }
 }
