@@ -1,11 +1,7 @@
 package dev.idem.core;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
-import com.github.benmanes.caffeine.cache.Policy;
-import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.idem.IdempotencyStoreException;
+import dev.idem.core.internal.EvictionTally;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
@@ -21,48 +17,54 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.stream.Stream;
 
 /**
- * The embedded default store ({@code idem.store=memory}): records in this JVM's memory, on Caffeine with
- * per-record expiry, bounded by a number of records and by an estimate of their bytes. Right for one process;
- * processes that share work, or a service with more live keys than the bound, need a shared store.
+ * The embedded default store ({@code idem.store=memory}): records in this JVM's memory, in a concurrent hash map,
+ * bounded by a number of records and by an estimate of their bytes. Right for one process; processes that share
+ * work, or a service with more live keys than the bound, need a shared store.
  *
  * <h2>Atomicity</h2>
- * Every operation is one atomic {@code compute} on the record's key, so a claim decides and answers in one
- * step. Fencing tokens come from one counter for the whole store, so they keep increasing across release, expiry
- * and eviction of a key. Outcomes are decided from the records' timestamps at read time; Caffeine's expiry only
- * frees the memory of records that stopped counting: a finished record once its ttl and the largest jitter passed,
- * an in-progress record a grace period after its lease (so that a takeover still sees what it replaced).
+ * A record is one entry from its claim to its end: the claim creates it, completion or failure finishes that same
+ * entry. Every change of an entry (finishing, renewing, replacing or removing it) is made under the entry's own
+ * lock and only while the entry is still the key's mapping, so a claim decides and answers in one step and every
+ * write after a claim is fenced by its token. Fencing tokens come from one counter for the whole store, so they keep
+ * increasing across release, expiry and eviction of a key. Outcomes are decided from the records' timestamps
+ * (kept to the millisecond) at read time; the sweep described below only frees the memory of records that stopped
+ * counting.
  *
- * <h2>The bound</h2>
- * The store holds at most {@link #maximumSize()} records and, by its estimate, {@link #maximumBytes()} bytes of
+ * <h2>Expiry and the bound</h2>
+ * A finished record joins the queue of its ttl, in order of completion, so each queue is in the order in which its
+ * records may be swept: at completion + ttl + the largest jitter, not at the jittered expiry (up to a tenth of the
+ * ttl later than the record stops counting), so that the order is that of completion rather than the random order of
+ * the jitter. Writers sweep the records whose time has come from the heads of the queues. An in-progress record
+ * whose lease passed more than a grace period ago (an abandoned claim: a takeover within the grace still sees what it
+ * replaces) is swept by a scan of the store that runs at most once per grace period.
+ *
+ * <p>The store holds at most {@link #maximumSize()} records and, by its estimate, {@link #maximumBytes()} bytes of
  * them (the estimate counts the key, the payload hash, the stored result and a fixed overhead per record measured
  * on a 64-bit JVM with compressed references; see the README). When a write takes the store past either bound,
  * the writer evicts finished records until the store is one percent below that bound, so that evictions come in
- * batches rather than one per write. It evicts in the order Caffeine would sweep them, completion plus ttl
- * earliest first: for records of one ttl that is oldest first, so a duplicate is caught as long as its record is
- * among the newest {@code maximumSize}, a horizon an operator can compute from the rate of new keys. Caffeine's
- * own size policy would keep frequently used entries instead; under a flood of new keys it evicts many of the
- * newest records while keeping old ones, the wrong trade for retries, which come soon after the first call. The
- * order between records of different ttls is exact to a bucket of Caffeine's timer wheel (about a second for
- * records swept within a minute, a minute within an hour, an hour within a day); within a bucket it is the order
- * in which they were written.
+ * batches rather than one per write. It evicts in sweep order, completion plus ttl earliest first, taking from the
+ * queue whose head comes first: for records of one ttl that is oldest first, so a duplicate is caught as long as its
+ * record is among the newest {@code maximumSize}, a horizon an operator can compute from the rate of new keys. (A
+ * cache's frequency-based size policy would keep frequently used entries instead; under a flood of new keys it
+ * evicts many of the newest records while keeping old ones, the wrong trade for retries, which come soon after the
+ * first call.) The order is exact between records of up to {@value #MAX_QUEUES} distinct ttls; records of further
+ * ttls share the queue of the nearest ttl, and are ordered by completion within it.
  *
  * <p>An {@link RecordState#IN_PROGRESS IN_PROGRESS} record is never evicted by the bound: its lease may be renewed
- * at any moment, and evicting it would let a duplicate run beside the execution. An abandoned claim leaves by
- * expiry a grace period after its lease passed. In-progress records therefore count towards the bound but are
+ * at any moment, and evicting it would let a duplicate run beside the execution. An abandoned claim leaves by the
+ * sweep a grace period after its lease passed. In-progress records therefore count towards the bound but are
  * never chosen; a store full of running executions stays over its bound until they finish.
  *
  * <h2>Watches</h2>
@@ -81,62 +83,181 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     /** The default {@link #maximumSize()}: {@value} records. */
     public static final long DEFAULT_MAXIMUM_SIZE = 100_000;
     /**
-     * The default {@link #maximumBytes()} per record of {@link #maximumSize()}: {@value} bytes, about 1.7 times a
-     * record with a 100-byte result, so that the byte bound binds only when results average more than about 500
+     * The default {@link #maximumBytes()} per record of {@link #maximumSize()}: {@value} bytes, about twice a
+     * record with a 100-byte result, so that the byte bound binds only when results average more than about 650
      * bytes.
      */
     public static final long DEFAULT_BYTES_PER_RECORD = 1_024;
     /**
      * The heap of one record beyond the characters of its key and payload hash and the bytes of its result: the
-     * record, its four timestamps, the store's entry, Caffeine's node, the hash table's node and slot, the two
-     * strings and the headers of their arrays and of the result. Measured by {@code benchmarks/MemoryPerRecord} on
-     * JDK 17 with compressed references: 596 bytes for a 58-character key, a 64-character hash and a 100-byte
-     * result, 1,495 with a 1,000-byte result. An estimate: keys with characters beyond Latin-1 take more.
+     * store's entry, the hash table's node and slot, the two strings and the headers of their arrays and of the
+     * result. Measured by {@code benchmarks/MemoryPerRecord} on JDK 17 with compressed references: 469 bytes for a
+     * 58-character key, a 64-character hash and a 100-byte result, 1,369 with a 1,000-byte result (see the README).
+     * An estimate: keys with characters beyond Latin-1 take more.
      */
-    static final int RECORD_OVERHEAD_BYTES = 376;
+    static final int RECORD_OVERHEAD_BYTES = 248;
 
     private static final System.Logger LOG = System.getLogger(InMemoryIdempotencyStore.class.getName());
     private static final long IN_PROGRESS_GRACE_MILLIS = Duration.ofMinutes(10).toMillis();
-    /**
-     * At most this many records in progress are passed over per eviction batch, so that a store full of running
-     * executions is not scanned whole at every write.
-     */
-    private static final int MAX_PASSED_OVER = 4_096;
+    /** Distinct ttls that get a sweep queue of their own; see the class comment. */
+    static final int MAX_QUEUES = 64;
 
     /**
-     * A record with two times it does not carry: the end of the window its claim was made with, and when Caffeine
-     * may sweep it. A finished record is swept at completion + ttl + the largest jitter, not at its jittered expiry:
-     * up to a tenth of the ttl later than it stops counting, so that Caffeine's expiry order, which the bound evicts
-     * by, is the order of completion for records of one ttl rather than the random order of their jitter (within
-     * the minutes of jitter of a one-hour ttl, a busy service completes more records than the bound holds).
+     * One record, from its claim to its end. The claim's fields are final; the lease changes by renewal, and the
+     * outcome is written once, under the entry's lock, before {@link #state} publishes it. {@link #removed} and every
+     * change of the key's mapping away from this entry happen under the same lock, so an entry is the key's mapping
+     * exactly while it is not removed.
      */
     private static final class Entry {
-        final IdempotencyRecord record;
-        final long supersedeAtMillis; // startedAt + window; Long.MAX_VALUE without a window
-        final long sweepAtMillis;
+        final String key;
+        final String payloadHash;
+        final String owner;
+        final long token;
+        final long startedAt;
+        final long supersedeAt; // startedAt + window; Long.MAX_VALUE without a window
+        volatile long leaseUntil;
+        volatile RecordState state = RecordState.IN_PROGRESS;
+        byte[] result; // the outcome's fields: written before state, read after it
+        long completedAt;
+        long expiresAt;
+        long sweepAt;
+        boolean removed; // guarded by this
+        Entry next; // the next in its sweep queue, guarded by the queue
 
-        Entry(IdempotencyRecord record, long supersedeAtMillis, long sweepAtMillis) {
-            this.record = record;
-            this.supersedeAtMillis = supersedeAtMillis;
-            this.sweepAtMillis = sweepAtMillis;
+        Entry(String key, String payloadHash, String owner, long token, long startedAt, long leaseUntil,
+              long supersedeAt) {
+            this.key = key;
+            this.payloadHash = payloadHash;
+            this.owner = owner;
+            this.token = token;
+            this.startedAt = startedAt;
+            this.leaseUntil = leaseUntil;
+            this.supersedeAt = supersedeAt;
         }
 
-        /** An in-progress claim, swept a grace period after its lease so that a takeover still sees it. */
-        static Entry inProgress(IdempotencyRecord claim, long supersedeAtMillis) {
-            return new Entry(claim, supersedeAtMillis,
-                    plus(claim.leaseUntil().toEpochMilli(), IN_PROGRESS_GRACE_MILLIS));
+        boolean isExpiredAt(long now) {
+            return state != RecordState.IN_PROGRESS && now >= expiresAt;
+        }
+
+        /** {@link IdempotencyRecord#isClaimableAt}, on this entry's millisecond stamps. */
+        boolean isClaimableAt(long now, long windowMillis) {
+            RecordState s = state;
+            if (s == RecordState.IN_PROGRESS) {
+                return now >= leaseUntil;
+            }
+            return now >= expiresAt || windowMillis > 0 && now >= plus(startedAt, windowMillis);
+        }
+
+        /** Whether this is the claim {@code token}, still in progress: the fence every write after a claim passes. */
+        boolean isCurrentClaim(long fencingToken) {
+            return token == fencingToken && state == RecordState.IN_PROGRESS;
+        }
+
+        /** The record as the SPI shows it, built only for a reader: the hot paths never need it. */
+        IdempotencyRecord record() {
+            RecordState s = state;
+            Instant started = Instant.ofEpochMilli(startedAt);
+            Instant lease = Instant.ofEpochMilli(leaseUntil);
+            return s == RecordState.IN_PROGRESS
+                    ? IdempotencyRecord.inProgress(key, payloadHash, owner, token, started, lease)
+                    : new IdempotencyRecord(key, s, payloadHash, owner, token, started, lease,
+                    Instant.ofEpochMilli(completedAt), Instant.ofEpochMilli(expiresAt), result);
+        }
+
+        /** The estimated heap of this record (see {@link #RECORD_OVERHEAD_BYTES}). */
+        long estimatedBytes() {
+            byte[] r = state == RecordState.IN_PROGRESS ? null : result;
+            return estimate(key, payloadHash, r);
+        }
+    }
+
+    /**
+     * The finished records of one ttl, in order of completion, which for one ttl is the order of their sweep times.
+     * A record removed by other means (deleted, superseded) stays linked until it reaches the head, or until the
+     * queues are compacted; it is skipped there.
+     */
+    private static final class SweepQueue {
+        final long ttlMillis;
+        private Entry head; // guarded by this
+        private Entry tail; // guarded by this
+        /** The sweep time of the head, Long.MAX_VALUE when empty: read by every writer without the lock. */
+        volatile long headSweepAt = Long.MAX_VALUE;
+
+        SweepQueue(long ttlMillis) {
+            this.ttlMillis = ttlMillis;
+        }
+
+        synchronized void append(Entry e) {
+            if (tail == null) {
+                head = e;
+                headSweepAt = e.sweepAt;
+            } else {
+                tail.next = e;
+            }
+            tail = e;
+        }
+
+        /** Takes the head; null when empty. */
+        synchronized Entry poll() {
+            Entry e = head;
+            if (e != null) {
+                head = e.next;
+                e.next = null;
+                if (head == null) {
+                    tail = null;
+                }
+                headSweepAt = head == null ? Long.MAX_VALUE : head.sweepAt;
+            }
+            return e;
+        }
+
+        /** Unlinks every removed record; returns how many. */
+        synchronized int compact() {
+            int unlinked = 0;
+            Entry previous = null;
+            for (Entry e = head; e != null; ) {
+                Entry following = e.next;
+                if (isRemoved(e)) {
+                    if (previous == null) {
+                        head = following;
+                    } else {
+                        previous.next = following;
+                    }
+                    if (tail == e) {
+                        tail = previous;
+                    }
+                    e.next = null;
+                    unlinked++;
+                } else {
+                    previous = e;
+                }
+                e = following;
+            }
+            headSweepAt = head == null ? Long.MAX_VALUE : head.sweepAt;
+            return unlinked;
+        }
+
+        private static boolean isRemoved(Entry e) {
+            synchronized (e) {
+                return e.removed;
+            }
         }
     }
 
     private final Clock clock;
     private final long maximumSize;
     private final long maximumBytes;
-    private final Cache<String, Entry> records;
-    private final Policy.VarExpiration<String, Entry> expiryOrder;
+    private final ConcurrentHashMap<String, Entry> records = new ConcurrentHashMap<>();
+    /** The sweep queues, one per ttl seen (up to {@link #MAX_QUEUES}); replaced whole when one is added. */
+    private volatile SweepQueue[] queues = new SweepQueue[0];
     private final AtomicLong tokens = new AtomicLong();
-    /** Estimated bytes of the records held: added when a record is stored, subtracted when Caffeine reports it gone. */
+    /** Estimated bytes of the records held: added when a record is stored or finished, subtracted when removed. */
     private final LongAdder bytes = new LongAdder();
-    private final AtomicBoolean evicting = new AtomicBoolean();
+    /** Finished records removed from the map but still linked in a sweep queue; compacted away past a bound. */
+    private final LongAdder unlinkedRemoved = new LongAdder();
+    /** When the next scan for abandoned claims is due (the store's millis). */
+    private volatile long nextAbandonedScan;
+    private final AtomicBoolean sweeping = new AtomicBoolean();
     private final CopyOnWriteArrayList<IdempotencyListener> evictionListeners = new CopyOnWriteArrayList<>();
     private final KeyWatchers watchers = new KeyWatchers();
     private volatile boolean closed;
@@ -157,37 +278,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         if (maximumBytes < 1) {
             throw new IllegalArgumentException("maximumBytes must be at least 1: " + maximumBytes);
         }
-        this.clock = clock;
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.maximumSize = maximumSize;
         this.maximumBytes = maximumBytes;
-        this.records = Caffeine.newBuilder()
-                .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
-                // Maintenance and removal notifications on the writing thread: the byte estimate is current when a
-                // write returns, and expired records are swept by the writers rather than by the common pool.
-                .executor(Runnable::run)
-                .removalListener((String key, Entry gone, RemovalCause cause) -> {
-                    if (gone != null) {
-                        bytes.add(-estimatedBytes(gone.record));
-                    }
-                })
-                .expireAfter(new Expiry<String, Entry>() {
-                    @Override
-                    public long expireAfterCreate(String key, Entry e, long currentTime) {
-                        return Math.max(0, TimeUnit.MILLISECONDS.toNanos(e.sweepAtMillis) - currentTime);
-                    }
-
-                    @Override
-                    public long expireAfterUpdate(String key, Entry e, long currentTime, long current) {
-                        return expireAfterCreate(key, e, currentTime);
-                    }
-
-                    @Override
-                    public long expireAfterRead(String key, Entry e, long currentTime, long current) {
-                        return current;
-                    }
-                })
-                .build();
-        this.expiryOrder = records.policy().expireVariably().orElseThrow();
+        this.nextAbandonedScan = plus(clock.millis(), IN_PROGRESS_GRACE_MILLIS);
     }
 
     /**
@@ -217,7 +311,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     /** {@return about how many records the store holds now, expired ones not yet swept included} */
     public long estimatedSize() {
-        return records.estimatedSize();
+        return records.mappingCount();
     }
 
     /** {@return the store's estimate of the heap its records take now} */
@@ -250,42 +344,52 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimOutcome claim(ClaimRequest request) {
         ensureOpen();
-        Instant now = clock.instant();
+        long now = clock.millis();
+        String key = request.key();
+        long leaseMillis = ceilMillis(request.lease());
+        long windowMillis = ceilMillis(request.window());
         // The commonest claim by far is of a key the store does not hold (an HTTP Idempotency-Key is new on nearly
-        // every request): one putIfAbsent decides it, without a compute's function and its captures. The token is
-        // taken first; if the key turns out to be held it is simply never used (tokens only need to increase).
+        // every request): one putIfAbsent decides it. The token is taken first; if the key turns out to be held it
+        // is simply never used (tokens only need to increase).
         long token = tokens.incrementAndGet();
-        Entry fresh = Entry.inProgress(IdempotencyRecord.inProgress(request.key(), request.payloadHash(),
-                request.owner(), token, now, now.plus(request.lease())), supersedeAt(now, request.window()));
-        long freshBytes = estimatedBytes(fresh.record);
-        bytes.add(freshBytes); // counted before it can be seen, so the removal listener never subtracts it first
-        if (records.asMap().putIfAbsent(request.key(), fresh) == null) {
-            enforceBound();
-            return new ClaimOutcome.Acquired(token, null);
-        }
-        bytes.add(-freshBytes);
-        ClaimOutcome[] outcome = new ClaimOutcome[1];
-        records.asMap().compute(request.key(), (key, existing) -> {
-            IdempotencyRecord live = existing == null || existing.record.isExpiredAt(now) ? null : existing.record;
-            if (live != null && !live.isClaimableAt(now, request.window())) {
-                outcome[0] = new ClaimOutcome.Existing(live);
-                return existing;
+        Entry fresh = new Entry(key, request.payloadHash(), request.owner(), token, now, plus(now, leaseMillis),
+                supersedeAt(now, windowMillis));
+        long freshBytes = fresh.estimatedBytes();
+        bytes.add(freshBytes); // counted before it can be seen, so a removal never subtracts it first
+        while (true) {
+            Entry existing = records.putIfAbsent(key, fresh);
+            if (existing == null) {
+                afterWrite(now);
+                return new ClaimOutcome.Acquired(fresh.token, null);
             }
-            long next = tokens.incrementAndGet();
-            boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
-            Instant startedAt = takeover ? live.startedAt() : now;
-            outcome[0] = new ClaimOutcome.Acquired(next, live);
-            return stored(Entry.inProgress(IdempotencyRecord.inProgress(key, request.payloadHash(), request.owner(),
-                    next, startedAt, now.plus(request.lease())), supersedeAt(startedAt, request.window())));
-        });
-        if (outcome[0] instanceof ClaimOutcome.Acquired) {
-            enforceBound();
+            ClaimOutcome outcome;
+            synchronized (existing) {
+                if (existing.removed) {
+                    continue; // removed meanwhile: the key may be absent now
+                }
+                boolean expired = existing.isExpiredAt(now);
+                if (!expired && !existing.isClaimableAt(now, windowMillis)) {
+                    bytes.add(-freshBytes);
+                    return new ClaimOutcome.Existing(existing.record());
+                }
+                IdempotencyRecord live = expired ? null : existing.record();
+                long startedAt = live != null && live.state() == RecordState.IN_PROGRESS
+                        ? existing.startedAt : now; // a takeover continues the execution's window
+                Entry claim = new Entry(key, request.payloadHash(), request.owner(), tokens.incrementAndGet(),
+                        startedAt, plus(now, leaseMillis), supersedeAt(startedAt, windowMillis));
+                // Succeeds: the entry is mapped while it is not removed. The claim's bytes are those counted for
+                // the fresh entry it stands in for (the same key and hash, no result).
+                records.replace(key, existing, claim);
+                detach(existing);
+                outcome = new ClaimOutcome.Acquired(claim.token, live);
+            }
+            afterWrite(now);
+            return outcome;
         }
-        return outcome[0];
     }
 
-    private static long supersedeAt(Instant startedAt, Duration window) {
-        return window.isZero() ? Long.MAX_VALUE : startedAt.plus(window).toEpochMilli();
+    private static long supersedeAt(long startedAt, long windowMillis) {
+        return windowMillis == 0 ? Long.MAX_VALUE : plus(startedAt, windowMillis);
     }
 
     @Override
@@ -301,82 +405,85 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private boolean finish(String key, long token, RecordState state, byte[] encoded, Duration ttl) {
         ensureOpen();
         byte[] copy = encoded.clone();
-        long ttlMillis = ttl.toMillis();
-        long latestExpiry = plus(ttlMillis, (long) (ttlMillis * TtlJitter.MAX_FRACTION)); // as TtlJitter bounds it
-        Instant now = clock.instant();
-        Instant expiresAt = TtlJitter.expiresAt(now, ttl);
-        long sweepAt = plus(now.toEpochMilli(), latestExpiry);
-        ConcurrentMap<String, Entry> map = records.asMap();
-        while (true) {
-            Entry e = map.get(key);
-            if (e == null || !isCurrentClaim(e, token)) {
+        Entry e = records.get(key);
+        if (e == null) {
+            return false;
+        }
+        long ttlMillis = ceilMillis(ttl);
+        long jitterBound = (long) (ttlMillis * TtlJitter.MAX_FRACTION); // as TtlJitter draws it
+        long jitter = jitterBound <= 0 ? 0 : ThreadLocalRandom.current().nextLong(jitterBound + 1);
+        long now = clock.millis();
+        synchronized (e) {
+            if (e.removed || !e.isCurrentClaim(token)) {
                 return false;
             }
-            Entry updated = new Entry(e.record.finished(state, copy, now, expiresAt), e.supersedeAtMillis, sweepAt);
-            long updatedBytes = estimatedBytes(updated.record);
-            bytes.add(updatedBytes);
-            // Replaces only the very entry read: a claim taken over meanwhile is another entry, and is re-read.
-            if (map.replace(key, e, updated)) {
-                watchers.signal(key);
-                enforceBound(); // the result is what makes a record heavy
-                return true;
-            }
-            bytes.add(-updatedBytes);
+            e.result = copy;
+            e.completedAt = now;
+            e.expiresAt = plus(now, ttlMillis + jitter);
+            e.sweepAt = plus(now, plus(ttlMillis, jitterBound));
+            e.state = state; // publishes the fields above
+            bytes.add(copy.length);
         }
+        queueFor(ttlMillis).append(e);
+        watchers.signal(key);
+        afterWrite(now); // the result is what makes a record heavy
+        return true;
     }
 
     @Override
     public boolean release(String key, long fencingToken) {
         ensureOpen();
-        ConcurrentMap<String, Entry> map = records.asMap();
-        while (true) {
-            Entry e = map.get(key);
-            if (e == null || !isCurrentClaim(e, fencingToken)) {
+        Entry e = records.get(key);
+        if (e == null) {
+            return false;
+        }
+        synchronized (e) {
+            if (e.removed || !e.isCurrentClaim(fencingToken)) {
                 return false;
             }
-            if (map.remove(key, e)) {
-                watchers.signal(key);
-                return true;
-            }
+            records.remove(key, e);
+            detach(e);
         }
+        watchers.signal(key);
+        return true;
     }
 
     @Override
     public boolean renew(String key, long fencingToken, Duration lease) {
         ensureOpen();
-        Instant now = clock.instant();
-        ConcurrentMap<String, Entry> map = records.asMap();
-        while (true) {
-            Entry e = map.get(key);
-            if (e == null || !isCurrentClaim(e, fencingToken)) {
+        Entry e = records.get(key);
+        if (e == null) {
+            return false;
+        }
+        long leaseUntil = plus(clock.millis(), ceilMillis(lease));
+        synchronized (e) {
+            if (e.removed || !e.isCurrentClaim(fencingToken)) {
                 return false;
             }
-            Entry renewed = Entry.inProgress(e.record.withLease(now.plus(lease)), e.supersedeAtMillis);
-            long renewedBytes = estimatedBytes(renewed.record);
-            bytes.add(renewedBytes);
-            if (map.replace(key, e, renewed)) {
-                return true;
-            }
-            bytes.add(-renewedBytes);
+            e.leaseUntil = leaseUntil;
         }
-    }
-
-    /** Whether {@code e} is the claim {@code token}, still in progress: the fence every write after a claim passes. */
-    private static boolean isCurrentClaim(Entry e, long token) {
-        return e.record.fencingToken() == token && e.record.state() == RecordState.IN_PROGRESS;
+        return true;
     }
 
     @Override
     public Optional<IdempotencyRecord> get(String key) {
         ensureOpen();
-        Entry e = records.getIfPresent(key);
-        return e == null || e.record.isExpiredAt(clock.instant()) ? Optional.empty() : Optional.of(e.record);
+        Entry e = records.get(key);
+        return e == null || e.isExpiredAt(clock.millis()) ? Optional.empty() : Optional.of(e.record());
     }
 
     @Override
     public void delete(String key) {
         ensureOpen();
-        records.invalidate(key);
+        Entry e = records.get(key);
+        if (e != null) {
+            synchronized (e) {
+                if (!e.removed) {
+                    records.remove(key, e);
+                    detach(e);
+                }
+            }
+        }
         watchers.signal(key);
     }
 
@@ -397,112 +504,245 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** Counts a record about to be stored; the removal listener subtracts it when it is replaced or removed. */
-    private Entry stored(Entry entry) {
-        bytes.add(estimatedBytes(entry.record));
-        return entry;
+    /**
+     * Marks {@code e}, which the caller has just unmapped holding its lock, as removed, and uncounts it. A finished
+     * record removed other than through its sweep queue is still linked there: counted, so the queues are compacted
+     * before such records add up.
+     */
+    private void detach(Entry e) {
+        e.removed = true;
+        bytes.add(-e.estimatedBytes());
+        if (e.state != RecordState.IN_PROGRESS) {
+            unlinkedRemoved.increment();
+        }
     }
 
     /** The estimated heap of one record (see {@link #RECORD_OVERHEAD_BYTES}); keys and hashes take a byte a char. */
     static long estimatedBytes(IdempotencyRecord r) {
-        byte[] result = r.result();
-        return RECORD_OVERHEAD_BYTES + r.key().length() + r.payloadHash().length()
-                + (result == null ? 0 : result.length);
+        return estimate(r.key(), r.payloadHash(), r.result());
+    }
+
+    private static long estimate(String key, String payloadHash, byte[] result) {
+        return RECORD_OVERHEAD_BYTES + key.length() + payloadHash.length() + (result == null ? 0 : result.length);
+    }
+
+    /** A duration in whole milliseconds, rounded up so that no lease, window or ttl is cut short. */
+    private static long ceilMillis(Duration d) {
+        long millis = d.toMillis();
+        return d.getNano() % 1_000_000 == 0 ? millis : millis + 1;
+    }
+
+    // ---------------------------------------------------------------- sweep queues
+
+    /** The queue of {@code ttlMillis}, made on its first use; past {@link #MAX_QUEUES}, that of the nearest ttl. */
+    private SweepQueue queueFor(long ttlMillis) {
+        for (SweepQueue q : queues) {
+            if (q.ttlMillis == ttlMillis) {
+                return q;
+            }
+        }
+        synchronized (this) {
+            SweepQueue[] current = queues;
+            SweepQueue nearest = null;
+            for (SweepQueue q : current) {
+                if (q.ttlMillis == ttlMillis) {
+                    return q;
+                }
+                if (nearest == null || Math.abs(q.ttlMillis - ttlMillis) < Math.abs(nearest.ttlMillis - ttlMillis)) {
+                    nearest = q;
+                }
+            }
+            if (current.length >= MAX_QUEUES) {
+                return nearest;
+            }
+            SweepQueue added = new SweepQueue(ttlMillis);
+            SweepQueue[] grown = Arrays.copyOf(current, current.length + 1);
+            grown[current.length] = added;
+            queues = grown;
+            return added;
+        }
+    }
+
+    /** The queue whose head is due first, or null when every queue is empty. */
+    private SweepQueue firstDue() {
+        SweepQueue first = null;
+        for (SweepQueue q : queues) {
+            if (q.headSweepAt != Long.MAX_VALUE && (first == null || q.headSweepAt < first.headSweepAt)) {
+                first = q;
+            }
+        }
+        return first;
     }
 
     // ---------------------------------------------------------------- the bound
 
     private boolean overBound() {
-        return records.estimatedSize() > maximumSize || bytes.sum() > maximumBytes;
+        return records.mappingCount() > maximumSize || bytes.sum() > maximumBytes;
+    }
+
+    /** Whether a write has housekeeping to do: a record due for its sweep, a scan due, or a bound passed. */
+    private boolean housekeepingDue(long now) {
+        if (now >= nextAbandonedScan || unlinkedRemoved.sum() > Math.max(1_024, maximumSize / 2) || overBound()) {
+            return true;
+        }
+        for (SweepQueue q : queues) {
+            if (now >= q.headSweepAt) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
-     * Brings the store one percent below whichever bound it passed, evicting finished records nearest their expiry
-     * first. One writer evicts at a time; the others go on (the bound is passed by at most one record per
-     * concurrent writer until that batch is done), so no write waits for another's eviction.
+     * After a write: sweeps the records whose time has come and abandoned claims when a scan is due, then brings the
+     * store one percent below whichever bound it passed, evicting finished records nearest their sweep first. One
+     * writer does this at a time; the others go on (the bound is passed by at most one record per concurrent writer
+     * until that batch is done), so no write waits for another's housekeeping.
      */
-    private void enforceBound() {
-        if (!overBound() || !evicting.compareAndSet(false, true)) {
+    private void afterWrite(long now) {
+        if (!housekeepingDue(now) || !sweeping.compareAndSet(false, true)) {
             return;
         }
-        List<Entry> reported = new ArrayList<>();
-        Instant now;
-        long sizeBefore;
-        long bytesBefore;
+        List<Entry> reported = null;
+        long sizeBefore = 0;
+        long bytesBefore = 0;
         try {
-            now = clock.instant();
-            // The snapshot runs Caffeine's maintenance first, so expired records are gone before victims are chosen.
-            List<Map.Entry<String, Entry>> victims = expiryOrder.oldest(this::chooseVictims);
-            sizeBefore = records.estimatedSize();
-            bytesBefore = bytes.sum();
-            for (Map.Entry<String, Entry> victim : victims) {
-                // Removes only the very entry chosen: a record completed or renewed meanwhile is another entry.
-                if (records.asMap().remove(victim.getKey(), victim.getValue()) && counts(victim.getValue(), now)) {
-                    reported.add(victim.getValue());
+            sweepDue(now);
+            if (now >= nextAbandonedScan) {
+                sweepAbandoned(now);
+            }
+            if (unlinkedRemoved.sum() > Math.max(1_024, maximumSize / 2)) {
+                for (SweepQueue q : queues) {
+                    unlinkedRemoved.add(-q.compact());
                 }
             }
+            if (overBound()) {
+                sizeBefore = records.mappingCount();
+                bytesBefore = bytes.sum();
+                reported = evict(now, sizeBefore, bytesBefore);
+            }
         } finally {
-            evicting.set(false);
+            sweeping.set(false);
         }
-        if (!reported.isEmpty() && !evictionListeners.isEmpty()) {
+        if (reported != null && !reported.isEmpty() && !evictionListeners.isEmpty()) {
             report(reported, now, sizeBefore, bytesBefore);
         }
     }
 
-    private List<Map.Entry<String, Entry>> chooseVictims(Stream<Policy.CacheEntry<String, Entry>> nearestExpiryFirst) {
-        long size = records.estimatedSize();
-        long held = bytes.sum();
+    /** Removes the records whose sweep time has come, from the heads of the queues. */
+    private void sweepDue(long now) {
+        for (SweepQueue q : queues) {
+            while (now >= q.headSweepAt) {
+                Entry e = q.poll();
+                if (e != null) {
+                    removeFromQueue(e);
+                }
+            }
+        }
+    }
+
+    /** Removes claims whose lease passed more than the grace period ago: their owners are gone. */
+    private void sweepAbandoned(long now) {
+        nextAbandonedScan = plus(now, IN_PROGRESS_GRACE_MILLIS);
+        for (Entry e : records.values()) {
+            if (e.state == RecordState.IN_PROGRESS && now >= plus(e.leaseUntil, IN_PROGRESS_GRACE_MILLIS)) {
+                synchronized (e) {
+                    if (!e.removed && e.state == RecordState.IN_PROGRESS
+                            && now >= plus(e.leaseUntil, IN_PROGRESS_GRACE_MILLIS)) {
+                        records.remove(e.key, e);
+                        detach(e);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Removes {@code e}, just taken from its queue, unless something else removed it already; returns whether this
+     * call removed it.
+     */
+    private boolean removeFromQueue(Entry e) {
+        synchronized (e) {
+            if (e.removed) {
+                unlinkedRemoved.decrement();
+                return false;
+            }
+            records.remove(e.key, e);
+            e.removed = true;
+            bytes.add(-e.estimatedBytes());
+            return true;
+        }
+    }
+
+    /** Evicts finished records, the one due for its sweep first, until one percent below the bound passed. */
+    private List<Entry> evict(long now, long size, long held) {
         long excessRecords = size > maximumSize ? size - (maximumSize - maximumSize / 100) : 0;
         long excessBytes = held > maximumBytes ? held - (maximumBytes - maximumBytes / 100) : 0;
-        List<Map.Entry<String, Entry>> victims = new ArrayList<>();
-        int passedOver = 0;
-        Iterator<Policy.CacheEntry<String, Entry>> it = nearestExpiryFirst.iterator();
-        while ((excessRecords > 0 || excessBytes > 0) && it.hasNext() && passedOver < MAX_PASSED_OVER) {
-            Policy.CacheEntry<String, Entry> candidate = it.next();
-            Entry e = candidate.getValue();
-            if (e.record.state() == RecordState.IN_PROGRESS) {
-                passedOver++;
-                continue;
+        List<Entry> reported = new ArrayList<>();
+        while (excessRecords > 0 || excessBytes > 0) {
+            SweepQueue q = firstDue();
+            Entry e = q == null ? null : q.poll();
+            if (e == null) {
+                break; // only records in progress are left: they are never evicted
             }
-            victims.add(Map.entry(candidate.getKey(), e));
-            excessRecords--;
-            excessBytes -= estimatedBytes(e.record);
+            if (removeFromQueue(e)) {
+                excessRecords--;
+                excessBytes -= e.estimatedBytes();
+                if (counts(e, now)) {
+                    reported.add(e);
+                }
+            }
         }
-        return victims;
+        return reported;
     }
 
     /** Whether an evicted finished record still counted: not expired, and within the window it was claimed with. */
-    private static boolean counts(Entry e, Instant now) {
-        return !e.record.isExpiredAt(now) && now.toEpochMilli() < e.supersedeAtMillis;
+    private static boolean counts(Entry e, long now) {
+        return !e.isExpiredAt(now) && now < e.supersedeAt;
     }
 
-    private void report(List<Entry> evicted, Instant now, long sizeBefore, long bytesBefore) {
-        String bound = sizeBefore > maximumSize
-                ? "the store held " + sizeBefore + " records, over idem.memory.maximumSize = " + maximumSize
-                : "the store held about " + bytesBefore + " bytes in " + sizeBefore
-                + " records, over idem.memory.maximumBytes = " + maximumBytes;
-        // Under a flood every write evicts a record or so, each reported: the part every detail shares is made
-        // once per batch, and each detail in one builder, without intermediate strings.
-        String because = " before it would have expired) because " + bound + "; a duplicate of this key may run again";
-        StringBuilder b = new StringBuilder(64 + because.length());
+    private void report(List<Entry> evicted, long now, long sizeBefore, long bytesBefore) {
+        String because = null;
+        StringBuilder b = null;
         for (Entry e : evicted) {
-            IdempotencyRecord r = e.record;
-            b.setLength(0);
-            b.append(r.state()).append(" record evicted at age ");
-            appendSeconds(b, Duration.between(r.startedAt(), now).getSeconds());
-            b.append(" (");
-            appendSeconds(b, Duration.between(now, r.expiresAt()).getSeconds());
-            String detail = b.append(because).toString();
-            IdempotencyEvent event = new IdempotencyEvent(IdempotencyEventType.EVICTED, scopeOf(r.key()), r.key(),
-                    r.fencingToken(), detail, null);
+            IdempotencyEvent event = null;
             for (IdempotencyListener listener : evictionListeners) {
                 try {
+                    if (listener instanceof EvictionTally tally && !tally.wantsEvent()) {
+                        tally.skipped(); // the engine counting, with no one to read this event
+                        continue;
+                    }
+                    if (event == null) {
+                        if (because == null) {
+                            // Under a flood every write evicts a record or so, each reported: the part every detail
+                            // shares is made once per batch, and each detail in one builder.
+                            String bound = sizeBefore > maximumSize
+                                    ? "the store held " + sizeBefore + " records, over idem.memory.maximumSize = "
+                                    + maximumSize
+                                    : "the store held about " + bytesBefore + " bytes in " + sizeBefore
+                                    + " records, over idem.memory.maximumBytes = " + maximumBytes;
+                            because = " before it would have expired) because " + bound
+                                    + "; a duplicate of this key may run again";
+                            b = new StringBuilder(64 + because.length());
+                        }
+                        event = evictedEvent(e, now, because, b);
+                    }
                     listener.onEvent(event);
                 } catch (RuntimeException ex) {
                     LOG.log(Level.WARNING, "eviction listener " + listener + " threw", ex);
                 }
             }
         }
+    }
+
+    private static IdempotencyEvent evictedEvent(Entry e, long now, String because, StringBuilder b) {
+        b.setLength(0);
+        b.append(e.state).append(" record evicted at age ");
+        appendSeconds(b, Math.floorDiv(now - e.startedAt, 1_000L));
+        b.append(" (");
+        appendSeconds(b, Math.floorDiv(e.expiresAt - now, 1_000L));
+        String detail = b.append(because).toString();
+        return new IdempotencyEvent(IdempotencyEventType.EVICTED, scopeOf(e.key), e.key, e.token, detail, null);
     }
 
     /** The scope of an engine key {@code idem:{namespace}:{scope}:{hash}}; any other key is its own scope. */

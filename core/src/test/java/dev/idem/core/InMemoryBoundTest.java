@@ -5,6 +5,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyKey;
 import dev.idem.Idempotent;
+import dev.idem.core.internal.EvictionTally;
 import dev.idem.core.internal.InMemoryStoreProvider;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
@@ -288,6 +289,42 @@ class InMemoryBoundTest {
         private long sumOfEstimates(IdempotencyStore store, int keys) {
             return IntStream.range(0, keys).mapToObj(i -> store.get(key(i))).filter(java.util.Optional::isPresent)
                     .mapToLong(r -> InMemoryIdempotencyStore.estimatedBytes(r.get())).sum();
+        }
+
+        @Test
+        void aTallyThatWantsNoEventIsToldOfEachEvictionWithoutOneAndGetsEventsWhenItWantsThem() {
+            InMemoryIdempotencyStore store = store(1);
+            AtomicInteger skipped = new AtomicInteger();
+            List<IdempotencyEvent> delivered = new ArrayList<>();
+            boolean[] wants = {false};
+            store.addEvictionListener(new EvictionTally() {
+                @Override
+                public boolean wantsEvent() {
+                    return wants[0];
+                }
+
+                @Override
+                public void skipped() {
+                    skipped.incrementAndGet();
+                }
+
+                @Override
+                public void onEvent(IdempotencyEvent event) {
+                    delivered.add(event);
+                }
+            });
+
+            completed(store, key(0), HOUR);
+            completed(store, key(1), HOUR);
+            completed(store, key(2), HOUR);
+            assertEquals(2, skipped.get());
+            assertEquals(List.of(), delivered);
+            assertEquals(keys(0, 2), evictedKeys(), "the other listeners still get every event");
+
+            wants[0] = true;
+            completed(store, key(3), HOUR);
+            assertEquals(2, skipped.get());
+            assertEquals(List.of(key(2)), delivered.stream().map(IdempotencyEvent::key).toList());
         }
 
         @Test

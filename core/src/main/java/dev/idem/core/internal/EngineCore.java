@@ -47,7 +47,7 @@ public final class EngineCore implements AutoCloseable {
                       RandomGenerator retryRandom, RetryTimer retryTimer) {
         Events events = new Events(settings.listeners(), settings.clock());
         this.stores = new StoreRegistry(settings.stores(), settings.properties(), settings.defaultStore(),
-                settings.clock(), loader, events::evicted);
+                settings.clock(), loader, events.evictionListener());
         // Names this process's executions in records, so an operator can tell who holds a key.
         String owner = ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
         LeaseHeartbeat heartbeat = new LeaseHeartbeat(settings.clock(), scheduler, (operation, key, token) ->

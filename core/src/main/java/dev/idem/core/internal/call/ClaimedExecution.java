@@ -72,8 +72,10 @@ final class ClaimedExecution {
      */
     Object run(OperationPlan plan, CallKey key, String keyText, byte[] payload, long token, long startedAt,
                Invocation body) throws Throwable {
-        LeaseHeartbeat.Beat beat = heartbeat.start(plan.store, plan.operation, keyText, token, plan.policy.lease());
-        ExecutionContext context = new ExecutionContext(keyText, token, key, enclosingExecution(previousContext()));
+        // The context is the execution's beat too: one object for both.
+        ExecutionContext context = heartbeat.start(new ExecutionContext(plan.store, plan.operation, keyText, token,
+                plan.policy.lease(), key, ExecutionContext.enclosingHere()));
+        LeaseHeartbeat.Beat beat = context;
         IdempotencyContext previous = ContextSlot.bind(context);
         Object result;
         try {
@@ -252,14 +254,6 @@ final class ClaimedExecution {
             }
         }
         return false;
-    }
-
-    private static IdempotencyContext previousContext() {
-        return ContextSlot.get();
-    }
-
-    private static ExecutionContext enclosingExecution(IdempotencyContext current) {
-        return current instanceof ExecutionContext ? (ExecutionContext) current : null;
     }
 
     static Throwable unwrap(Throwable error) {

@@ -57,6 +57,29 @@ public final class Events {
         emit(type, operation, key, token, detail, null);
     }
 
+    /**
+     * The listener the engine registers on its in-memory stores: every eviction is counted, and an event is wanted
+     * only when there are listeners to deliver it to or a warning is due.
+     */
+    EvictionTally evictionListener() {
+        return new EvictionTally() {
+            @Override
+            public void onEvent(IdempotencyEvent event) {
+                evicted(event);
+            }
+
+            @Override
+            public boolean wantsEvent() {
+                return listeners.length > 0 || clock.millis() >= nextEvictionWarningAt.get();
+            }
+
+            @Override
+            public void skipped() {
+                evictedSinceWarning.incrementAndGet();
+            }
+        };
+    }
+
     /** An {@link IdempotencyEventType#EVICTED EVICTED} event from an in-memory store: warned about, then delivered. */
     public void evicted(IdempotencyEvent event) {
         evictedSinceWarning.incrementAndGet();

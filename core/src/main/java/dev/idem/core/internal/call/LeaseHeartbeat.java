@@ -5,14 +5,15 @@ import dev.idem.store.IdempotencyStore;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -24,9 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * by fencing means the claim was taken over: that execution's beat stops and reports it once.
  *
  * <h2>Cost</h2>
- * One sweep per engine serves every execution: starting and stopping a beat is adding to and removing from a
- * concurrent set, which keeps the cost of a short execution (the common case) to almost nothing. The sweep runs
- * every {@link #SWEEP_PERIOD}, so a lease of at least three periods is renewed in time.
+ * One sweep per engine serves every execution: starting and stopping a beat is linking it into and out of one of a
+ * few lists (by a random stripe, so threads rarely meet on a lock), which keeps the cost of a short execution (the
+ * common case) to one small object and two uncontended locks. The sweep runs every {@link #SWEEP_PERIOD}, so a lease
+ * of at least three periods is renewed in time.
  *
  * <h2>A slow store delays no one else</h2>
  * The sweep only decides which beats are due; the renewals themselves run on a small pool, at most one in flight
@@ -85,7 +87,8 @@ public final class LeaseHeartbeat implements AutoCloseable {
             AtomicIntegerFieldUpdater.newUpdater(RunningBeat.class, "inFlight");
 
     private final Clock clock;
-    private final Set<RunningBeat> running = ConcurrentHashMap.newKeySet();
+    /** The running beats, in lists of their own rather than a concurrent set: no node object per execution. */
+    private final Stripe[] running;
     private final Scheduler scheduler;
     private final Runnable cancelSweep;
     private final Executor renewals;
@@ -100,6 +103,11 @@ public final class LeaseHeartbeat implements AutoCloseable {
     public LeaseHeartbeat(Clock clock, Scheduler scheduler, LostLease onLost) {
         this.clock = clock;
         this.onLost = onLost;
+        int stripes = Integer.highestOneBit(Math.min(64, Math.max(1, Runtime.getRuntime().availableProcessors())));
+        this.running = new Stripe[stripes];
+        for (int i = 0; i < stripes; i++) {
+            running[i] = new Stripe(this);
+        }
         this.scheduler = scheduler != null ? scheduler : daemonScheduler();
         this.ownPool = scheduler == null ? renewalPool() : null;
         this.renewals = ownPool != null ? ownPool : this.scheduler.renewals();
@@ -107,21 +115,34 @@ public final class LeaseHeartbeat implements AutoCloseable {
     }
 
     Beat start(IdempotencyStore store, String operation, String key, long token, Duration lease) {
-        RunningBeat beat = new RunningBeat(store, operation, key, token, lease, clock.millis());
-        running.add(beat);
+        return start(new RunningBeat(store, operation, key, token, lease));
+    }
+
+    /**
+     * Starts {@code beat}, made by the caller: an execution's {@link ExecutionContext} is its beat, so that an
+     * execution costs one object for both.
+     */
+    <B extends RunningBeat> B start(B beat) {
+        Stripe stripe = running[ThreadLocalRandom.current().nextInt() & (running.length - 1)];
+        RunningBeat started = beat;
+        started.renewedAt = clock.millis();
+        started.stripe = stripe;
+        stripe.link(started);
         return beat;
     }
 
     /** Starts a renewal for every execution whose last renewal is a third of a lease old and none is in flight. */
     void sweep() {
         long now = clock.millis();
-        for (RunningBeat beat : running) {
-            if (now - beat.renewedAt >= beat.renewEveryMillis && IN_FLIGHT.compareAndSet(beat, 0, 1)) {
-                try {
-                    renewals.execute(() -> beat.renew(now));
-                } catch (RejectedExecutionException e) {
-                    beat.inFlight = 0; // closing: nothing more to renew
-                }
+        List<RunningBeat> due = new ArrayList<>();
+        for (Stripe stripe : running) {
+            stripe.collectDue(now, due); // renewals start outside the stripe's lock: they may run on this thread
+        }
+        for (RunningBeat beat : due) {
+            try {
+                renewals.execute(() -> beat.renew(now));
+            } catch (RejectedExecutionException e) {
+                beat.inFlight = 0; // closing: nothing more to renew
             }
         }
     }
@@ -174,26 +195,82 @@ public final class LeaseHeartbeat implements AutoCloseable {
         };
     }
 
-    final class RunningBeat implements Beat {
+    /**
+     * One list of running beats, doubly linked through the beats themselves behind a sentinel, under its own lock.
+     */
+    static final class Stripe {
+        final LeaseHeartbeat heartbeat;
+        private final RunningBeat sentinel = new RunningBeat(null, null, null, 0, Duration.ofMillis(3));
+
+        Stripe(LeaseHeartbeat heartbeat) {
+            this.heartbeat = heartbeat;
+            sentinel.previous = sentinel;
+            sentinel.next = sentinel;
+        }
+
+        synchronized void link(RunningBeat beat) {
+            beat.previous = sentinel.previous;
+            beat.next = sentinel;
+            sentinel.previous.next = beat;
+            sentinel.previous = beat;
+        }
+
+        synchronized void unlink(RunningBeat beat) {
+            if (beat.next != null) { // stopping twice unlinks once
+                beat.previous.next = beat.next;
+                beat.next.previous = beat.previous;
+                beat.previous = null;
+                beat.next = null;
+            }
+        }
+
+        /** Adds to {@code due} the beats of this list due for renewal, marking a renewal of each in flight. */
+        synchronized void collectDue(long now, List<RunningBeat> due) {
+            for (RunningBeat beat = sentinel.next; beat != sentinel; beat = beat.next) {
+                if (now - beat.renewedAt >= Math.max(1, beat.lease.toMillis() / 3)
+                        && IN_FLIGHT.compareAndSet(beat, 0, 1)) {
+                    due.add(beat);
+                }
+            }
+        }
+    }
+
+    /**
+     * One execution's beat: started by {@link #start}, which links it into a stripe, and stopped by its
+     * execution. Extended by {@link ExecutionContext}.
+     */
+    static class RunningBeat implements Beat {
+        /** The list it is linked into, set when started; null for one never started. */
+        private Stripe stripe;
         private final IdempotencyStore store;
         private final String key;
         private final long token;
         private final Duration lease;
-        private final long renewEveryMillis;
         private final String operation;
+        /** The neighbours in the stripe's list, guarded by the stripe; null once unlinked. */
+        private RunningBeat previous;
+        private RunningBeat next;
         /** 1 while a renewal of this beat is queued or running: never more than one (see {@link #IN_FLIGHT}). */
         private volatile int inFlight;
         private volatile long renewedAt;
         private volatile boolean stopped;
 
-        RunningBeat(IdempotencyStore store, String operation, String key, long token, Duration lease, long now) {
+        RunningBeat(IdempotencyStore store, String operation, String key, long token, Duration lease) {
             this.store = store;
             this.operation = operation;
             this.key = key;
             this.token = token;
             this.lease = lease;
-            this.renewEveryMillis = Math.max(1, lease.toMillis() / 3);
-            this.renewedAt = now;
+        }
+
+        /** {@return the execution's key} */
+        public String key() {
+            return key;
+        }
+
+        /** {@return the execution's fencing token} */
+        public long fencingToken() {
+            return token;
         }
 
         void renew(long now) {
@@ -205,7 +282,7 @@ public final class LeaseHeartbeat implements AutoCloseable {
                     renewedAt = now;
                 } else if (!stopped) { // refused while still running: taken over
                     stop();
-                    onLost.lost(operation, key, token);
+                    stripe.heartbeat.onLost.lost(operation, key, token);
                 }
             } catch (RuntimeException e) {
                 // A store blip: the next sweep tries again; the lease has two more thirds of slack.
@@ -216,9 +293,12 @@ public final class LeaseHeartbeat implements AutoCloseable {
         }
 
         @Override
-        public void stop() {
+        public final void stop() {
             stopped = true;
-            running.remove(this);
+            Stripe s = stripe;
+            if (s != null) {
+                s.unlink(this);
+            }
         }
     }
 }
