@@ -1,7 +1,7 @@
 package dev.idem.core;
 
 import dev.idem.IdempotencyStoreException;
-import dev.idem.core.internal.EvictionTally;
+import dev.idem.core.internal.call.EvictionTally;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyKey;
 import dev.idem.Idempotent;
-import dev.idem.core.internal.EvictionTally;
+import dev.idem.core.internal.call.EvictionTally;
 import dev.idem.core.internal.InMemoryStoreProvider;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;

@@ -61,7 +61,7 @@ public final class Events {
      * The listener the engine registers on its in-memory stores: every eviction is counted, and an event is wanted
      * only when there are listeners to deliver it to or a warning is due.
      */
-    EvictionTally evictionListener() {
+    public EvictionTally evictionListener() {
         return new EvictionTally() {
             @Override
             public void onEvent(IdempotencyEvent event) {

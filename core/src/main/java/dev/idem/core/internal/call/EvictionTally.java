@@ -1,4 +1,4 @@
-package dev.idem.core.internal;
+package dev.idem.core.internal.call;
 
 import dev.idem.core.IdempotencyListener;
 
