@@ -114,6 +114,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String claimReadingFirst;
     @Nullable
     private final String claimLocking;
+    /** MariaDB's and H2's read of the key's row, drawing a token only when the record is absent or claimable. */
+    @Nullable
+    private final String readWithToken;
     private volatile boolean closed;
 
     private JdbcIdempotencyStore(Builder b) {
@@ -180,6 +183,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         String nextToken = dialect.nextToken(table).orElse(null);
         this.claimReadingFirst = dialect == Dialect.POSTGRESQL ? pgClaim(table, now, nextToken, false) : null;
         this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaim(table, now, nextToken, true) : null;
+        this.readWithToken = dialect != Dialect.POSTGRESQL && nextToken != null
+                ? readDrawingATokenIfClaimable(table, now, nextToken) : null;
         this.sweepBatchSize = b.sweepBatchSize;
         this.sweeper = b.sweepInterval == null ? null
                 : new ExpiredRowSweeper(table, b.sweepInterval, sweepBatchSize, this::deleteExpiredBatch);
@@ -387,8 +392,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 }
                 continue; // a concurrent claim wrote the key's row after this statement read it: read it again
             }
-            // Elsewhere, optimistically: read the key's row with the database's now and the next fencing token
-            // (one round trip; on SQLite the token is drawn by a statement of its own when the claim writes);
+            // Elsewhere, optimistically: read the key's row with the database's now and, when the row is absent or
+            // its record claimable, the next fencing token (one round trip, which for a replay writes nothing; on
+            // SQLite the token is drawn by a statement of its own when the claim writes);
             // when there is no row, one INSERT that does nothing if a concurrent claim inserted it; when its
             // record is claimable, one UPDATE guarded by the version read (token, state, lease). Claimability
             // only grows with time for one version, so a guarded write that applies is a claim at that version.
@@ -408,27 +414,31 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private Optional<ClaimOutcome> claimOptimistically(Connection c, byte[] hash, ClaimRequest request, long lease,
                                                        long window) throws SQLException {
         Row row;
-        long token = 0;
+        @Nullable Long token = null;
         Optional<String> nextToken = dialect.nextToken(table);
-        try (PreparedStatement ps = c.prepareStatement(nextToken.isPresent()
-                ? "SELECT " + ROW_COLUMNS + ", n.now_ms, n.next_token FROM (SELECT " + now + " AS now_ms, "
-                + nextToken.get() + " AS next_token) n LEFT JOIN " + table + " r ON r.key_hash = ?"
+        try (PreparedStatement ps = c.prepareStatement(nextToken.isPresent() ? readWithToken
                 : "SELECT " + COLUMNS + ", " + now + " AS now_ms FROM " + table + " WHERE key_hash = ?")) {
-            ps.setLong(1, offsetMillis.getAsLong());
-            ps.setBytes(2, hash);
+            int i = 0;
+            if (nextToken.isPresent()) {
+                ps.setLong(++i, window);
+                ps.setLong(++i, window);
+            }
+            ps.setLong(++i, offsetMillis.getAsLong());
+            ps.setBytes(++i, hash);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     row = null;
                 } else {
                     if (nextToken.isPresent()) {
-                        token = rs.getLong("next_token");
+                        long drawn = rs.getLong("next_token");
+                        token = rs.wasNull() ? null : drawn;
                     }
                     row = rs.getString("state") == null ? null : Row.read(rs);
                 }
             }
         }
         if (row == null) {
-            long fresh = nextToken.isPresent() ? token : drawToken(c);
+            long fresh = token != null ? token : drawToken(c);
             return insertFresh(c, hash, request, lease, fresh)
                     ? Optional.of(new ClaimOutcome.Acquired(fresh, null)) : Optional.empty();
         }
@@ -438,8 +448,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return Optional.of(new ClaimOutcome.Existing(live));
         }
         boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
-        if (nextToken.isEmpty()) {
-            token = drawToken(c);
+        if (token == null) {
+            token = drawToken(c); // SQLite; or where the read's hint of claimability and Java's disagreed
         }
         long offset = offsetMillis.getAsLong();
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET state = 'IN_PROGRESS',"
@@ -505,6 +515,23 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setLong(++i, window);
             return outcomeOfOneStatement(ps, window, !lockRow);
         }
+    }
+
+    /**
+     * MariaDB and H2: the optimistic claim's read of the key's row, with the database's now and, only when the row is
+     * absent or its record claimable, the next fencing token. A replay or a caller of a running execution thus draws
+     * no token (a sequence write, now and then flushed). The token is drawn as the row read is returned, after the
+     * read's snapshot, so it is larger than the token of any version the read can see. The claimability here is only
+     * a hint: the claim decides in Java, and draws a token by a statement of its own if this one drew none.
+     * Parameters: the window twice (typed by the column it is added to, which H2 needs), the time offset, the key hash.
+     */
+    private static String readDrawingATokenIfClaimable(String table, String now, String nextToken) {
+        return "SELECT " + ROW_COLUMNS + ", n.now_ms, CASE WHEN r.key_hash IS NULL OR r.state = '" + ABSENT + "'"
+                + " OR (r.state = 'IN_PROGRESS' AND n.now_ms >= r.lease_until)"
+                + " OR (r.state <> 'IN_PROGRESS' AND (n.now_ms >= r.expires_at"
+                + " OR (r.started_at + ? > r.started_at AND n.now_ms >= r.started_at + ?)))"
+                + " THEN " + nextToken + " END AS next_token"
+                + " FROM (SELECT " + now + " AS now_ms) n LEFT JOIN " + table + " r ON r.key_hash = ?";
     }
 
     /**
