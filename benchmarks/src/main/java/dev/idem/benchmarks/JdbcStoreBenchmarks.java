@@ -23,7 +23,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import javax.sql.DataSource;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -34,7 +37,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -86,7 +91,11 @@ public class JdbcStoreBenchmarks {
 
         @Setup(Level.Trial)
         public void open() throws SQLException {
-            pool = pool(32);
+            open(32);
+        }
+
+        void open(int poolSize) throws SQLException {
+            pool = pool(poolSize);
             String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
             table = "idem_bench_" + suffix;
             baseline = "idem_bench_base_" + suffix;
@@ -293,56 +302,111 @@ public class JdbcStoreBenchmarks {
     }
 
     /**
-     * Counts the statements per call of each kind, over {@code calls} calls (1,000 unless given), and prints them.
+     * Counts the statements per call of each kind, over {@code calls} calls (1,000 unless given), and prints them
+     * with the server's CPU per call. {@link JdbcReport} runs the same count and writes it to docs/benchmarks.md.
      *
      * @param args optionally the number of calls
      */
     public static void main(String[] args) throws Exception {
         int calls = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
+        for (Map.Entry<String, Cost> count : countStatements(calls).entrySet()) {
+            System.out.printf(Locale.ROOT, "%-62s %.3f statements, %.0f us of server CPU per call (over %d calls)%n",
+                    count.getKey(), count.getValue().statements(), count.getValue().serverMicros(), calls);
+        }
+    }
+
+    /** What {@link #countStatements} counts, in its order. */
+    static final String FRESH = "fresh call (claim + run + complete)";
+    static final String REPLAY_HELD = "replay of a key this JVM holds";
+    static final String REPLAY_FROM_STORE = "replay of a key this JVM does not hold";
+    static final String BASELINE_FRESH = "baseline fresh (INSERT ... ON CONFLICT DO NOTHING + UPDATE)";
+    static final String BASELINE_REPLAY = "baseline replay (SELECT)";
+
+    /**
+     * What one call costs: statements (round trips), and the CPU time the server's backend spent on them in
+     * microseconds (NaN when the server's process cannot be read, as when it runs on another machine).
+     */
+    record Cost(double statements, double serverMicros) {
+    }
+
+    /**
+     * Statements (round trips) and server CPU per call of each kind, over {@code calls} calls of each: counted by a
+     * {@link CountingDataSource} around a pool of one connection, whose backend's CPU time (user + system, from
+     * {@code /proc/<pid>/stat} of a server on this machine) is read before and after. On tables of their own,
+     * dropped at the end.
+     */
+    static Map<String, Cost> countStatements(int calls) throws Exception {
+        Map<String, Cost> perCall = new LinkedHashMap<>();
         Database db = new Database();
-        db.open();
+        db.open(1);
         try {
             CountingDataSource counting = new CountingDataSource(db.pool);
+            BackendCpu cpu = new BackendCpu(db.pool);
             HeldEngine held = new HeldEngine();
             held.install(db, counting, Clock.systemUTC());
             Keys keys = new Keys();
             keys.open(db);
-            long before = counting.executed();
-            for (int i = 0; i < calls; i++) {
-                held.orders.place(keys.fresh());
-            }
-            report("fresh call (claim + run + complete)", counting.executed() - before, calls);
+            perCall.put(FRESH, measure(counting, cpu, calls, () -> held.orders.place(keys.fresh())));
             for (int i = 0; i < REPLAY_KEYS; i++) {
                 held.orders.place(keys.replayed()); // each key's first replay reads the store; then the JVM holds it
             }
-            before = counting.executed();
-            for (int i = 0; i < calls; i++) {
-                held.orders.place(keys.replayed());
-            }
-            report("replay of a key this JVM holds", counting.executed() - before, calls);
+            perCall.put(REPLAY_HELD, measure(counting, cpu, calls, () -> held.orders.place(keys.replayed())));
             held.close();
 
             StoreEngine fromStore = new StoreEngine();
             fromStore.install(db, counting, Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
-            before = counting.executed();
-            for (int i = 0; i < calls; i++) {
-                fromStore.orders.place(keys.replayed());
-            }
-            report("replay of a key this JVM does not hold", counting.executed() - before, calls);
+            perCall.put(REPLAY_FROM_STORE, measure(counting, cpu, calls,
+                    () -> fromStore.orders.place(keys.replayed())));
             fromStore.close();
 
-            before = counting.executed();
-            for (int i = 0; i < calls; i++) {
-                baselineFresh(counting, db.baseline, keys.fresh());
-            }
-            report("baseline fresh (INSERT ... ON CONFLICT DO NOTHING + UPDATE)", counting.executed() - before, calls);
+            perCall.put(BASELINE_FRESH, measure(counting, cpu, calls,
+                    () -> baselineFresh(counting, db.baseline, keys.fresh())));
+            perCall.put(BASELINE_REPLAY, measure(counting, cpu, calls,
+                    () -> baselineReplay(counting, db.baseline, keys.replayed())));
         } finally {
             db.close();
         }
+        return perCall;
     }
 
-    private static void report(String what, long statements, int calls) {
-        System.out.printf(Locale.ROOT, "%-62s %.3f statements per call (%d over %d calls)%n", what,
-                (double) statements / calls, statements, calls);
+    @FunctionalInterface
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    private static Cost measure(CountingDataSource counting, BackendCpu cpu, int calls, Call call) throws Exception {
+        long statements = counting.executed();
+        long micros = cpu.micros();
+        for (int i = 0; i < calls; i++) {
+            call.run();
+        }
+        long after = cpu.micros();
+        return new Cost((counting.executed() - statements) / (double) calls,
+                micros < 0 || after < 0 ? Double.NaN : (after - micros) / (double) calls);
+    }
+
+    /** The CPU time of the one backend behind a pool of one connection, when its process is readable here. */
+    private static final class BackendCpu {
+        private static final long MICROS_PER_TICK = 10_000; // USER_HZ is 100 on Linux
+        private final Path stat;
+
+        BackendCpu(DataSource pool) throws SQLException {
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+                rs.next();
+                stat = Path.of("/proc", Integer.toString(rs.getInt(1)), "stat");
+            }
+        }
+
+        /** User + system CPU of the backend so far, in microseconds (10 ms steps); -1 when unreadable. */
+        long micros() {
+            try {
+                String text = Files.readString(stat);
+                String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+                return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * MICROS_PER_TICK;
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            }
+        }
     }
 }

@@ -106,7 +106,7 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
             setting("SELECT set_config('lock_timeout', ?, true)", Long.toString(millis));
             ClaimOutcome outcome;
             try {
-                outcome = store.claimOn(connection, request);
+                outcome = store.claimOn(connection, request, true);
             } catch (SQLException e) {
                 if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
                     return Optional.empty(); // close() rolls back the aborted transaction (or to the savepoint)

@@ -109,6 +109,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Nullable
     private final ExpiredRowSweeper sweeper;
     private final JdbcTransactionalClaims transactionalClaims;
+    /** PostgreSQL's claim statements (null elsewhere): reading first, and locking the row (transactional mode). */
+    @Nullable
+    private final String claimReadingFirst;
+    @Nullable
+    private final String claimLocking;
+    /** MariaDB's and H2's read of the key's row, drawing a token only when the record is absent or claimable. */
+    @Nullable
+    private final String readWithToken;
     private volatile boolean closed;
 
     private JdbcIdempotencyStore(Builder b) {
@@ -172,6 +180,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     + e.getMessage(), e);
         }
         this.now = "(" + dialect.nowMillis + " + ?)";
+        String nextToken = dialect.nextToken(table).orElse(null);
+        this.claimReadingFirst = dialect == Dialect.POSTGRESQL ? pgClaim(table, now, nextToken, false) : null;
+        this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaim(table, now, nextToken, true) : null;
+        this.readWithToken = dialect != Dialect.POSTGRESQL && nextToken != null
+                ? readDrawingATokenIfClaimable(table, now, nextToken) : null;
         this.sweepBatchSize = b.sweepBatchSize;
         this.sweeper = b.sweepInterval == null ? null
                 : new ExpiredRowSweeper(table, b.sweepInterval, sweepBatchSize, this::deleteExpiredBatch);
@@ -354,27 +367,34 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimOutcome claim(ClaimRequest request) {
         Objects.requireNonNull(request, "request");
-        return run("claim", request.key(), c -> claimOn(c, request));
+        return run("claim", request.key(), c -> claimOn(c, request, false));
     }
 
-    /** The claim on {@code c}, in whatever transaction it is: the store's own statement, or a transactional call's. */
-    ClaimOutcome claimOn(Connection c, ClaimRequest request) throws SQLException {
+    /**
+     * The claim on {@code c}, in whatever transaction it is: the store's own statement, or a transactional call's.
+     *
+     * @param lockRow whether the claim locks the key's row whatever its record (the transactional mode, where a
+     *                concurrent caller of the key must wait on the row until the transaction ends), rather than
+     *                reading it first and locking it only when its record is claimable
+     */
+    ClaimOutcome claimOn(Connection c, ClaimRequest request, boolean lockRow) throws SQLException {
         byte[] hash = hash(request.key());
         long lease = request.lease().toMillis();
         long window = request.window().toMillis();
         for (int attempt = 0; ; attempt++) {
             if (dialect == Dialect.POSTGRESQL) {
-                Optional<ClaimOutcome> outcome = claimInOneStatement(c, hash, request, lease, window);
+                Optional<ClaimOutcome> outcome = claimInOneStatement(c, lockRow, hash, request, lease, window);
                 if (outcome.isPresent()) {
                     return outcome.get();
                 }
-                if (attempt > 100) {
-                    throw new SQLException("the row of the key neither inserts nor reads");
+                if (attempt > 1_000) {
+                    throw new SQLException("the claim lost 1,000 times in a row to concurrent writes");
                 }
-                continue; // a concurrent first claim of the key inserted its row after this statement began
+                continue; // a concurrent claim wrote the key's row after this statement read it: read it again
             }
-            // Elsewhere, optimistically: read the key's row with the database's now and the next fencing token
-            // (one round trip; on SQLite the token is drawn by a statement of its own when the claim writes);
+            // Elsewhere, optimistically: read the key's row with the database's now and, when the row is absent or
+            // its record claimable, the next fencing token (one round trip, which for a replay writes nothing; on
+            // SQLite the token is drawn by a statement of its own when the claim writes);
             // when there is no row, one INSERT that does nothing if a concurrent claim inserted it; when its
             // record is claimable, one UPDATE guarded by the version read (token, state, lease). Claimability
             // only grows with time for one version, so a guarded write that applies is a claim at that version.
@@ -394,27 +414,31 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private Optional<ClaimOutcome> claimOptimistically(Connection c, byte[] hash, ClaimRequest request, long lease,
                                                        long window) throws SQLException {
         Row row;
-        long token = 0;
+        @Nullable Long token = null;
         Optional<String> nextToken = dialect.nextToken(table);
-        try (PreparedStatement ps = c.prepareStatement(nextToken.isPresent()
-                ? "SELECT " + ROW_COLUMNS + ", n.now_ms, n.next_token FROM (SELECT " + now + " AS now_ms, "
-                + nextToken.get() + " AS next_token) n LEFT JOIN " + table + " r ON r.key_hash = ?"
+        try (PreparedStatement ps = c.prepareStatement(nextToken.isPresent() ? readWithToken
                 : "SELECT " + COLUMNS + ", " + now + " AS now_ms FROM " + table + " WHERE key_hash = ?")) {
-            ps.setLong(1, offsetMillis.getAsLong());
-            ps.setBytes(2, hash);
+            int i = 0;
+            if (nextToken.isPresent()) {
+                ps.setLong(++i, window);
+                ps.setLong(++i, window);
+            }
+            ps.setLong(++i, offsetMillis.getAsLong());
+            ps.setBytes(++i, hash);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     row = null;
                 } else {
                     if (nextToken.isPresent()) {
-                        token = rs.getLong("next_token");
+                        long drawn = rs.getLong("next_token");
+                        token = rs.wasNull() ? null : drawn;
                     }
                     row = rs.getString("state") == null ? null : Row.read(rs);
                 }
             }
         }
         if (row == null) {
-            long fresh = nextToken.isPresent() ? token : drawToken(c);
+            long fresh = token != null ? token : drawToken(c);
             return insertFresh(c, hash, request, lease, fresh)
                     ? Optional.of(new ClaimOutcome.Acquired(fresh, null)) : Optional.empty();
         }
@@ -424,8 +448,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return Optional.of(new ClaimOutcome.Existing(live));
         }
         boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
-        if (nextToken.isEmpty()) {
-            token = drawToken(c);
+        if (token == null) {
+            token = drawToken(c); // SQLite; or where the read's hint of claimability and Java's disagreed
         }
         long offset = offsetMillis.getAsLong();
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET state = 'IN_PROGRESS',"
@@ -453,35 +477,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * PostgreSQL: the whole claim in one statement. {@code old} locks and reads the key's row (the latest committed
-     * version, after waiting for a concurrent claim); {@code ins} inserts the row when there was none (and does
-     * nothing if a concurrent claim inserted it meanwhile: then nothing is returned and the claim runs again);
-     * {@code upd} takes the row over when its record is claimable at the database's now. The row as it was comes
-     * back with the outcome, for {@link ClaimOutcome.Existing} or {@link ClaimOutcome.Acquired#replaced()}.
+     * PostgreSQL: the whole claim in one statement, {@code old} reading the key's row, {@code ins} inserting it when
+     * there was none (doing nothing if a concurrent claim inserted it meanwhile), {@code upd} taking it over when its
+     * record is claimable at the database's now. The row as read comes back with the outcome, for
+     * {@link ClaimOutcome.Existing} or {@link ClaimOutcome.Acquired#replaced()}.
+     *
+     * <p><b>Reading first</b> (outside the transactional mode), {@code old} reads the row as of the statement's
+     * snapshot without a lock, so a claim that finds a record it cannot take (a replay, a caller of an execution in
+     * progress) is a plain read: no row lock, no transaction id, no commit record to flush, and no wait on a
+     * transaction that holds the row. {@code upd} touches the row only when the record read is claimable, and only
+     * while the row is still the version read (token, state, lease): the update locks the row and, when a concurrent
+     * write changed it first, re-checks that guard on the latest version, which fails, so nothing is written. The row
+     * returned is then exactly the version an update replaced. A lost race returns no claim, and the claim reads again.
+     *
+     * <p><b>Locking the row</b> (the transactional mode), {@code old} reads it {@code FOR UPDATE} whatever its record,
+     * so a concurrent transactional caller of the key waits on the row until this transaction ends, and then sees
+     * what it committed.
      */
-    private Optional<ClaimOutcome> claimInOneStatement(Connection c, byte[] hash, ClaimRequest request, long lease,
-                                                       long window) throws SQLException {
-        // The token is drawn only for the row written, after old has locked the key's latest committed row (or
-        // found none: then the deletion of an earlier row was committed first), so it is larger than any the key had.
-        String nextToken = dialect.nextToken(table).orElseThrow();
-        String sql = "WITH n AS (SELECT " + now + " AS now_ms),"
-                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE),"
-                + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
-                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", n.now_ms,"
-                + " n.now_ms + ? FROM n"
-                + " WHERE NOT EXISTS (SELECT 1 FROM old) ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token),"
-                + " upd AS (UPDATE " + table + " AS r SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?,"
-                + " owner = ?, fencing_token = " + nextToken + ","
-                + " started_at = CASE WHEN old.state = 'IN_PROGRESS' THEN old.started_at ELSE n.now_ms END,"
-                + " lease_until = n.now_ms + ?, completed_at = NULL, expires_at = NULL, result = NULL"
-                + " FROM old, n WHERE r.key_hash = ? AND (old.state = '" + ABSENT + "'"
-                + " OR (old.state = 'IN_PROGRESS' AND n.now_ms >= old.lease_until)"
-                + " OR (old.state <> 'IN_PROGRESS' AND (n.now_ms >= old.expires_at"
-                + " OR (CAST(? AS BIGINT) > 0 AND n.now_ms >= old.started_at + ?))))"
-                + " RETURNING r.fencing_token)"
-                + " SELECT old.*, n.now_ms, (SELECT fencing_token FROM ins) AS inserted,"
-                + " (SELECT fencing_token FROM upd) AS updated FROM n LEFT JOIN old ON TRUE";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+    private Optional<ClaimOutcome> claimInOneStatement(Connection c, boolean lockRow, byte[] hash,
+                                                       ClaimRequest request, long lease, long window)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(lockRow ? claimLocking : claimReadingFirst)) {
             int i = 0;
             ps.setLong(++i, offsetMillis.getAsLong());
             ps.setBytes(++i, hash);
@@ -497,28 +513,90 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setBytes(++i, hash);
             ps.setLong(++i, window);
             ps.setLong(++i, window);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new SQLException("the claim statement returned no row");
-                }
-                long inserted = rs.getLong("inserted");
-                if (!rs.wasNull()) {
-                    return Optional.of(new ClaimOutcome.Acquired(inserted, null));
-                }
-                if (rs.getString("state") == null) {
-                    return Optional.empty();
-                }
-                Row row = Row.read(rs);
-                IdempotencyRecord live = row.liveAt(Instant.ofEpochMilli(row.nowMillis));
-                long updated = rs.getLong("updated");
-                if (!rs.wasNull()) {
-                    return Optional.of(new ClaimOutcome.Acquired(updated, live));
-                }
-                if (live == null) {
-                    throw new SQLException("the key's row is claimable but was not claimed");
-                }
-                return Optional.of(new ClaimOutcome.Existing(live));
+            return outcomeOfOneStatement(ps, window, !lockRow);
+        }
+    }
+
+    /**
+     * MariaDB and H2: the optimistic claim's read of the key's row, with the database's now and, only when the row is
+     * absent or its record claimable, the next fencing token. A replay or a caller of a running execution thus draws
+     * no token (a sequence write, now and then flushed). The token is drawn as the row read is returned, after the
+     * read's snapshot, so it is larger than the token of any version the read can see. The claimability here is only
+     * a hint: the claim decides in Java, and draws a token by a statement of its own if this one drew none.
+     * Parameters: the window twice (typed by the column it is added to, which H2 needs), the time offset, the key hash.
+     */
+    private static String readDrawingATokenIfClaimable(String table, String now, String nextToken) {
+        return "SELECT " + ROW_COLUMNS + ", n.now_ms, CASE WHEN r.key_hash IS NULL OR r.state = '" + ABSENT + "'"
+                + " OR (r.state = 'IN_PROGRESS' AND n.now_ms >= r.lease_until)"
+                + " OR (r.state <> 'IN_PROGRESS' AND (n.now_ms >= r.expires_at"
+                + " OR (r.started_at + ? > r.started_at AND n.now_ms >= r.started_at + ?)))"
+                + " THEN " + nextToken + " END AS next_token"
+                + " FROM (SELECT " + now + " AS now_ms) n LEFT JOIN " + table + " r ON r.key_hash = ?";
+    }
+
+    /**
+     * The two PostgreSQL claim statements (null on the other databases). Both draw the token only for the row they
+     * write, after the row they replace was read as committed (or none was found: then the deletion of an earlier row
+     * was committed first), so it is larger than any the key had. Their parameters are bound in the same order.
+     */
+    private static String pgClaim(String table, String now, String nextToken, boolean lockRow) {
+        String claimable = "(old.state = '" + ABSENT + "'"
+                + " OR (old.state = 'IN_PROGRESS' AND n.now_ms >= old.lease_until)"
+                + " OR (old.state <> 'IN_PROGRESS' AND (n.now_ms >= old.expires_at"
+                + " OR (CAST(? AS BIGINT) > 0 AND n.now_ms >= old.started_at + ?))))";
+        // Read first: the update applies only to the version read, re-checked on the latest version once it is locked.
+        String sameVersion = lockRow ? ""
+                : " AND r.fencing_token = old.fencing_token AND r.state = old.state AND r.lease_until = old.lease_until";
+        return "WITH n AS (SELECT " + now + " AS now_ms),"
+                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?"
+                + (lockRow ? " FOR UPDATE" : "") + "),"
+                + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
+                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", n.now_ms,"
+                + " n.now_ms + ? FROM n"
+                + " WHERE NOT EXISTS (SELECT 1 FROM old) ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token),"
+                + " upd AS (UPDATE " + table + " AS r SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?,"
+                + " owner = ?, fencing_token = " + nextToken + ","
+                + " started_at = CASE WHEN old.state = 'IN_PROGRESS' THEN old.started_at ELSE n.now_ms END,"
+                + " lease_until = n.now_ms + ?, completed_at = NULL, expires_at = NULL, result = NULL"
+                + " FROM old, n WHERE r.key_hash = ? AND " + claimable + sameVersion
+                + " RETURNING r.fencing_token)"
+                + " SELECT old.*, n.now_ms, (SELECT fencing_token FROM ins) AS inserted,"
+                + " (SELECT fencing_token FROM upd) AS updated FROM n LEFT JOIN old ON TRUE";
+    }
+
+    /**
+     * The outcome of a PostgreSQL claim statement, or empty when it lost a race and must run again: its insert met
+     * a row a concurrent claim inserted, or (reading first) its update met a row a concurrent write changed.
+     */
+    private static Optional<ClaimOutcome> outcomeOfOneStatement(PreparedStatement ps, long window, boolean readFirst)
+            throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new SQLException("the claim statement returned no row");
             }
+            long inserted = rs.getLong("inserted");
+            if (!rs.wasNull()) {
+                return Optional.of(new ClaimOutcome.Acquired(inserted, null));
+            }
+            if (rs.getString("state") == null) {
+                return Optional.empty();
+            }
+            Row row = Row.read(rs);
+            Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
+            IdempotencyRecord live = row.liveAt(nowAt);
+            long updated = rs.getLong("updated");
+            if (!rs.wasNull()) {
+                return Optional.of(new ClaimOutcome.Acquired(updated, live));
+            }
+            if (readFirst) {
+                // Claimable as read, yet not updated: a concurrent write changed the row first.
+                return live == null || live.isClaimableAt(nowAt, Duration.ofMillis(window)) ? Optional.empty()
+                        : Optional.of(new ClaimOutcome.Existing(live));
+            }
+            if (live == null) {
+                throw new SQLException("the key's row is claimable but was not claimed");
+            }
+            return Optional.of(new ClaimOutcome.Existing(live));
         }
     }
 

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The TCK against one database: every store of a test (and its peer, a second store with its own pool, as another
@@ -72,6 +73,23 @@ abstract class JdbcStoreTck extends IdempotencyStoreTck {
         assertInstanceOf(ClaimOutcome.Acquired.class,
                 store.claim(new ClaimRequest(key.replace("\u00fc", "u"), "h", owner, LEASE, Duration.ZERO)),
                 "a key that differs only in an accent is another key");
+    }
+
+    @Test
+    void aReplayDrawsNoFencingToken() {
+        String done = key("replayed");
+        ClaimOutcome.Acquired first = assertInstanceOf(ClaimOutcome.Acquired.class,
+                store.claim(new ClaimRequest(done, "h", "a", LEASE, Duration.ZERO)));
+        assertTrue(store.complete(done, first.fencingToken(), new byte[] {1}, Duration.ofHours(1)));
+        for (int i = 0; i < 3; i++) {
+            assertInstanceOf(ClaimOutcome.Existing.class,
+                    store.claim(new ClaimRequest(done, "h", "b", LEASE, Duration.ZERO)));
+        }
+        // Tokens come from one counter per table, which nothing else draws from during this test: a replay that
+        // drew one (a write, on every database) would leave a gap.
+        ClaimOutcome.Acquired next = assertInstanceOf(ClaimOutcome.Acquired.class,
+                store.claim(new ClaimRequest(key("next"), "h", "a", LEASE, Duration.ZERO)));
+        assertEquals(first.fencingToken() + 1, next.fencingToken(), "the replays drew no token");
     }
 
     /** Drops the table and its token counter (a sequence, or on SQLite a table). */
