@@ -59,7 +59,7 @@ import java.util.concurrent.atomic.LongAdder;
  * record is among the newest {@code maximumSize}, a horizon an operator can compute from the rate of new keys. (A
  * cache's frequency-based size policy would keep frequently used entries instead; under a flood of new keys it
  * evicts many of the newest records while keeping old ones, the wrong trade for retries, which come soon after the
- * first call.) The order is exact between records of up to {@value #MAX_QUEUES} distinct ttls; records of further
+ * first call.) The order is exact between records of up to 64 distinct ttls; records of further
  * ttls share the queue of the nearest ttl, and are ordered by completion within it.
  *
  * <p>An {@link RecordState#IN_PROGRESS IN_PROGRESS} record is never evicted by the bound: its lease may be renewed
@@ -100,7 +100,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private static final System.Logger LOG = System.getLogger(InMemoryIdempotencyStore.class.getName());
     private static final long IN_PROGRESS_GRACE_MILLIS = Duration.ofMinutes(10).toMillis();
     /** Distinct ttls that get a sweep queue of their own; see the class comment. */
-    static final int MAX_QUEUES = 64;
+    private static final int MAX_QUEUES = 64;
 
     /**
      * One record, from its claim to its end. The claim's fields are final; the lease changes by renewal, and the
