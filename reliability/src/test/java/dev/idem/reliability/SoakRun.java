@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One soak: {@value #JVMS} {@link SoakWorker} JVMs against one store configuration, reaching the store through a
@@ -46,6 +47,8 @@ final class SoakRun implements AutoCloseable {
     final Set<Long> killedPids = new HashSet<>();
     /** What each killed incarnation said when it hung: key, token, execution. */
     final List<String[]> hung = new ArrayList<>();
+    private final List<Thread> restarts = new ArrayList<>();
+    private volatile Throwable restartFailure;
     int kills;
     int resets;
     int blackHoles;
@@ -53,7 +56,10 @@ final class SoakRun implements AutoCloseable {
     long start;
     long end;
     int lastKey;
-    long millis;
+    /** Phases (printed, never asserted): workers started and warm; run's end to every worker drained; final pass. */
+    long readyMillis;
+    long drainMillis;
+    long finalMillis;
 
     /** A worker id and its current incarnation. */
     private static final class Slot {
@@ -89,6 +95,7 @@ final class SoakRun implements AutoCloseable {
 
     /** Runs the workers through the fault schedule and the final pass; every worker has exited when it returns. */
     SoakRun run() throws Exception {
+        long began = System.currentTimeMillis();
         for (int w = 0; w < JVMS; w++) {
             slots[w] = new Slot();
             launch(w);
@@ -101,10 +108,18 @@ final class SoakRun implements AutoCloseable {
         for (Slot slot : slots) {
             slot.jvm.send("GO " + start + " " + end);
         }
+        readyMillis = start - began;
         injectFaults();
+        for (Thread restart : restarts) {
+            restart.join(TimeUnit.SECONDS.toMillis(120));
+        }
+        if (restartFailure != null) {
+            throw new AssertionError("a restarted worker did not start", restartFailure);
+        }
         for (Slot slot : slots) {
             slot.jvm.await("DRAINED", Duration.ofSeconds(90));
         }
+        drainMillis = System.currentTimeMillis() - end;
         lastKey = (int) ((end - start) / SoakWorker.STEP_MILLIS) + SoakWorker.SPREAD;
         for (Slot slot : slots) {
             slot.jvm.send("FINAL " + lastKey);
@@ -112,7 +127,7 @@ final class SoakRun implements AutoCloseable {
         for (Slot slot : slots) {
             slot.jvm.finish(Duration.ofSeconds(180));
         }
-        millis = System.currentTimeMillis() - start;
+        finalMillis = System.currentTimeMillis() - end - drainMillis;
         return this;
     }
 
@@ -170,8 +185,17 @@ final class SoakRun implements AutoCloseable {
         slot.jvm.kill();
         kills++;
         launch(w);
-        slot.jvm.await("READY", Duration.ofSeconds(90));
-        slot.jvm.send("GO " + start + " " + end);
+        WorkerJvm next = slot.jvm;
+        Thread restart = new Thread(() -> { // the schedule goes on while the new incarnation starts
+            try {
+                next.await("READY", Duration.ofSeconds(90));
+                next.send("GO " + start + " " + end);
+            } catch (Exception | AssertionError e) {
+                restartFailure = e; // then it never prints DRAINED, and the run fails saying why
+            }
+        }, "restart-w" + w);
+        restart.start();
+        restarts.add(restart);
     }
 
     private static void waitUntil(long epochMillis) throws InterruptedException {

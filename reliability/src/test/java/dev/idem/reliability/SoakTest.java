@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The soak under faults: {@value SoakRun#JVMS} worker JVMs ({@link SoakWorker}) x {@value SoakWorker#THREADS}
- * threads call one operation over a sliding, heavily overlapping key space for {@code idem.soak.seconds} [24] while
+ * threads call one operation over a sliding, heavily overlapping key space for {@code idem.soak.seconds} [20] while
  * {@link SoakRun} kills and restarts a worker, and resets, black-holes and slows the store's connections through a
  * {@link FaultProxy}; bodies throw (retryable and {@code noRetryFor}) and outlive their lease. Each execution appends
  * a row to a PostgreSQL ledger. One test per store configuration.
@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * stored, the record stayed in progress until its lease passed). Any other duplicate fails the test.
  */
 class SoakTest {
-    static final long SECONDS = Long.getLong("idem.soak.seconds", 24);
+    static final long SECONDS = Long.getLong("idem.soak.seconds", 20);
     private static final Pattern JDBC = Pattern.compile("jdbc:postgresql://([^/:?]+)(?::(\\d+))?(/.*)");
 
     @Test
@@ -204,8 +204,8 @@ class SoakTest {
                 failedClosed.append(' ').append(k.substring("failedClosed.".length())).append('=').append(v);
             }
         });
-        System.out.printf(Locale.ROOT, "SOAK %s: %d JVMs x %d threads, %d s of faults (%d ms with the final pass)%n"
-                        + "  calls %d (counted to each incarnation's last report), results %d, wrong %d, failed closed %d (%s ),"
+        System.out.printf(Locale.ROOT, "SOAK %s: %d JVMs x %d threads, %d s of faults (start %d ms, drain %d ms, final pass %d ms)%n"
+                        + "  calls %d + %d in the final pass (counted to each incarnation's last report), results %d, wrong %d, failed closed %d (%s ),"
                         + " FatalFault replayed/thrown %d, TransientFault after retries %d%n"
                         + "  executions (ledger rows) %d over %d keys; duplicates %d = %d after a killed owner + %d after a"
                         + " lost completion%n"
@@ -213,8 +213,8 @@ class SoakTest {
                         + " RETRY %d, GAVE_UP %d, STORE_ERROR %d; bodies 1.3 leases long completed: %d%n"
                         + "  faults: %d kills (SIGKILL + restart), %d resets, %d black-holes of %d ms, %d latency phases"
                         + " of %d ms; connections %d, dropped by faults %d%n",
-                name, SoakRun.JVMS, SoakWorker.THREADS, run.seconds, run.millis,
-                f.counter("calls"), f.counter("ok"), f.counter("wrong"), f.counter("failedClosed"), failedClosed,
+                name, SoakRun.JVMS, SoakWorker.THREADS, run.seconds, run.readyMillis, run.drainMillis, run.finalMillis,
+                f.counter("calls"), f.counter("finalCalls"), f.counter("ok"), f.counter("wrong"), f.counter("failedClosed"), failedClosed,
                 f.counter("fatal"), f.counter("transient"),
                 f.rows.size(), f.byKey().size(), duplicates, afterKill, afterLost,
                 f.takeovers.size(), f.reconciled.size(), f.leaseLost.size(), f.indeterminate.size(),

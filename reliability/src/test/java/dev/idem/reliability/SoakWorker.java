@@ -109,7 +109,7 @@ public final class SoakWorker {
         this.mode = a.get("mode");
         this.leaseMillis = Long.parseLong(a.get("leaseMillis"));
         this.ledger = a.get("ledger");
-        this.ledgerPool = pool(a.get("pg"), 3, "ledger");
+        this.ledgerPool = pool(a.get("pg"), 4, "ledger");
         this.report = new Report(a.get("events"));
         for (IdempotencyEventType type : IdempotencyEventType.values()) {
             events.put(type, new LongAdder());
@@ -151,8 +151,7 @@ public final class SoakWorker {
             settings.store("jdbc", JdbcIdempotencyStore.builder(storePool).table(a.get("table")).build())
                     .defaultStore("jdbc");
         } else {
-            settings.defaultStore("redis").property("idem.redis.uri", a.get("via"))
-                    .property("idem.redis.timeout", "1s");
+            settings.defaultStore("redis").property("idem.redis.uri", a.get("via"));
         }
         IdempotencyPolicy.Builder policy = IdempotencyPolicy.custom().operation(OPERATION).scope(a.get("scope"))
                 .lease(Duration.ofMillis(leaseMillis)).ttl("10m").waitTimeout("12s");
@@ -167,8 +166,7 @@ public final class SoakWorker {
             settings.reconciler(new LedgerReconciler());
         }
         try (IdemEngine engine = IdemEngine.create(settings.build())) {
-            IdempotentOperation<String> op = engine.operation(policy.build(), String.class);
-            op.call(() -> "warm", "warm-" + ProcessHandle.current().pid()); // classes loaded, connections open
+            IdempotentOperation<String> op = warmUp(engine, policy.build());
             Commands commands = new Commands();
             OUT.println("READY");
             commands.go.await(5, TimeUnit.MINUTES);
@@ -199,6 +197,26 @@ public final class SoakWorker {
         }
     }
 
+    /**
+     * The operation, once a call of its own went through: classes loaded, connections open. A restarted worker may
+     * start while a fault is on, so it tries for a while.
+     */
+    private static IdempotentOperation<String> warmUp(IdemEngine engine, IdempotencyPolicy policy)
+            throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                IdempotentOperation<String> op = engine.operation(policy, String.class);
+                op.call(() -> "warm", "warm-" + ProcessHandle.current().pid());
+                return op;
+            } catch (IdempotencyStoreException e) {
+                if (attempt == 10) {
+                    throw e;
+                }
+                Thread.sleep(500);
+            }
+        }
+    }
+
     /** The calls of one thread until {@code end}: keys from the window of the moment. */
     private void callUntil(IdempotentOperation<String> op, long start, long end) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
@@ -214,6 +232,11 @@ public final class SoakWorker {
             } catch (IdempotencyStoreException | IdempotencyInProgressException | IdempotencyAbandonedException e) {
                 count("failedClosed"); // the store down, the key held too long, a reconciliation that failed
                 count("failedClosed." + e.getClass().getSimpleName());
+            } catch (SQLException e) {
+                // The body's own ledger write failed, before its side effect (plain: PostgreSQL slow to give a
+                // connection; tx: the write goes through the store's transaction, whose connection a fault cut). The
+                // body threw, so the engine released the claim and rethrew it unchanged: a retry may run it.
+                count("bodyFailed.SQLException");
             } catch (Exception e) { // a conflict, a failure replayed as another type: never expected here
                 unexpected(key, e);
             }
@@ -250,7 +273,7 @@ public final class SoakWorker {
                 checkFailure(key, e);
                 return "FATAL";
             } catch (TransientFault | IdempotencyStoreException | IdempotencyInProgressException
-                     | IdempotencyAbandonedException e) {
+                     | IdempotencyAbandonedException | SQLException e) {
                 last = e; // another attempt; the faults are over, so this ends
             } catch (Exception e) {
                 unexpected(key, e);
@@ -372,7 +395,7 @@ public final class SoakWorker {
         config.setJdbcUrl(url);
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(0); // connections dropped by a fault are not re-opened eagerly
-        config.setConnectionTimeout(2000);
+        config.setConnectionTimeout(5000);
         config.setValidationTimeout(1000);
         config.setPoolName(name);
         return new HikariDataSource(config);
