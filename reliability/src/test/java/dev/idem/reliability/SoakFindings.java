@@ -40,6 +40,8 @@ final class SoakFindings {
     final Set<String> abandoned = new HashSet<>();
     /** (argument key, execution) pairs some caller got as its result. */
     final Set<String> saw = new HashSet<>();
+    /** LEASE_LOST and INDETERMINATE lines with their details, printed. */
+    final List<String> explained = new ArrayList<>();
     /** Wrong results, unexpected exceptions, events that could not be read. */
     final List<String> troubles = new ArrayList<>();
     /** Per surviving worker: key index to what its final call got. */
@@ -76,8 +78,14 @@ final class SoakFindings {
                 case "TAKEOVER" -> takeovers.put(tokenKey(p[1], Long.parseLong(p[2])),
                         new Takeover(Long.parseLong(p[3]), Long.parseLong(p[4])));
                 case "EXECUTED" -> executed.add(tokenKey(p[1], Long.parseLong(p[2])));
-                case "INDETERMINATE" -> indeterminate.add(tokenKey(p[1], Long.parseLong(p[2])));
-                case "LEASE_LOST" -> leaseLost.add(tokenKey(p[1], Long.parseLong(p[2])));
+                case "INDETERMINATE" -> {
+                    indeterminate.add(tokenKey(p[1], Long.parseLong(p[2])));
+                    explained.add(file.getFileName() + ": " + line);
+                }
+                case "LEASE_LOST" -> {
+                    leaseLost.add(tokenKey(p[1], Long.parseLong(p[2])));
+                    explained.add(file.getFileName() + ": " + line);
+                }
                 case "RECONCILED" -> reconciled.add(tokenKey(p[1], Long.parseLong(p[2])));
                 case "ABANDONED" -> abandoned.add(tokenKey(p[1], Long.parseLong(p[2])));
                 case "SAW" -> saw.add(p[1] + " " + p[2]);

@@ -138,6 +138,7 @@ class SoakTest {
                 && f.executed.contains(SoakFindings.tokenKey(r.idemKey(), r.token()))).count();
 
         print(name, run, f, duplicates.size(), afterKill, afterLostCompletion, slowDone);
+        f.explained.forEach(line -> System.out.println("  " + line));
 
         assertEquals(List.of(), f.troubles, "wrong results, unexpected exceptions or unreadable events; stderr in "
                 + run.dir.getParent().resolveSibling("workers"));

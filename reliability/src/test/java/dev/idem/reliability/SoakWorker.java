@@ -101,6 +101,8 @@ public final class SoakWorker {
     private final Report report;
     private final AtomicBoolean hang = new AtomicBoolean();
     private final Set<String> seen = ConcurrentHashMap.newKeySet();
+    /** Idempotency key to the argument key, for the events that explain themselves ({@code LEASE_LOST}, ...). */
+    private final Map<String, String> argKeys = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
     private final Map<IdempotencyEventType, LongAdder> events = new EnumMap<>(IdempotencyEventType.class);
 
@@ -286,6 +288,7 @@ public final class SoakWorker {
     /** The body: fails, or takes its time, then appends to the ledger and returns a result naming its key. */
     private String work(String key) throws Exception {
         IdempotencyContext context = IdempotencyContext.current().orElseThrow();
+        argKeys.put(context.key(), key);
         int index = Integer.parseInt(key.substring(1));
         if (index % 23 == 0) {
             throw new FatalFault(key + " refused for good (token " + context.fencingToken() + ")");
@@ -361,8 +364,10 @@ public final class SoakWorker {
                 report.line(m.find() ? "TAKEOVER " + e.key() + " " + e.fencingToken() + " " + m.group(1) + " "
                         + m.group(2) : "UNPARSED " + e.key() + " " + e.fencingToken() + " " + e.detail());
             }
-            case LEASE_LOST, INDETERMINATE, RECONCILED, EXECUTED, ABANDONED ->
-                    report.line(e.type() + " " + e.key() + " " + e.fencingToken());
+            case LEASE_LOST, INDETERMINATE, ABANDONED -> // with what the test prints when it explains them
+                    report.line(e.type() + " " + e.key() + " " + e.fencingToken() + " " + argKeys.get(e.key()) + " "
+                            + java.time.Instant.now() + " " + e.detail() + (e.cause() == null ? "" : " (" + e.cause() + ")"));
+            case RECONCILED, EXECUTED -> report.line(e.type() + " " + e.key() + " " + e.fencingToken());
             default -> {
             }
         }
