@@ -35,9 +35,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * which the ledger must hold); no unexpected exception; no two executions under one fencing token; after the run,
  * every key answers every worker alike, with an execution the ledger holds (nothing is lost, nothing stays stuck).
  * Duplicates (ledger rows beyond a key's first): none in transactional mode and with RECONCILE; with TAKE_OVER each
- * one is paired with the TAKEOVER event of its own fencing token, and the execution before it was abandoned: its
- * owner was a killed incarnation, or it reported INDETERMINATE (the side effect happened, its completion could not be
- * stored, the record stayed in progress until its lease passed). Any other duplicate fails the test.
+ * one is paired with the TAKEOVER event of its own fencing token, and the execution before it was abandoned and never
+ * completed: its owner was a killed incarnation, or it reported INDETERMINATE (the side effect happened, its
+ * completion could not be stored, the record stayed in progress until its lease passed) or LEASE_LOST (its renewals
+ * could not reach the store for the rest of its lease, and its completion was refused). Any other duplicate fails.
  */
 class SoakTest {
     static final long SECONDS = Long.getLong("idem.soak.seconds", 20);
@@ -111,6 +112,7 @@ class SoakTest {
         // Pair each duplicate with the takeover that let it run, and the abandoned execution before it.
         int afterKill = 0;
         int afterLostCompletion = 0;
+        int afterLostLease = 0;
         List<String> unexplained = new ArrayList<>();
         for (List<SoakFindings.Row> executions : f.byKey().values()) {
             for (int i = 1; i < executions.size(); i++) {
@@ -121,23 +123,27 @@ class SoakTest {
                 boolean completed = f.executed.contains(beforeToken);
                 boolean killed = run.killedPids.contains(before.pid());
                 boolean lost = f.indeterminate.contains(beforeToken);
-                if (takeover != null && takeover.deadToken() >= before.token() && !completed && (killed || lost)) {
+                boolean lostLease = f.leaseLost.contains(beforeToken);
+                if (takeover != null && takeover.deadToken() >= before.token() && !completed
+                        && (killed || lost || lostLease)) {
                     if (killed) {
                         afterKill++;
-                    } else {
+                    } else if (lost) {
                         afterLostCompletion++;
+                    } else {
+                        afterLostLease++;
                     }
                 } else {
                     unexplained.add(again + " after " + before + ": takeover " + takeover + ", earlier execution "
                             + (completed ? "COMPLETED" : "not completed") + (killed ? ", killed" : "")
-                            + (lost ? ", INDETERMINATE" : "") + (f.leaseLost.contains(beforeToken) ? ", LEASE_LOST" : ""));
+                            + (lost ? ", INDETERMINATE" : "") + (lostLease ? ", LEASE_LOST" : ""));
                 }
             }
         }
         long slowDone = f.rows.stream().filter(r -> Integer.parseInt(r.argKey().substring(1)) % 17 == 5
                 && f.executed.contains(SoakFindings.tokenKey(r.idemKey(), r.token()))).count();
 
-        print(name, run, f, duplicates.size(), afterKill, afterLostCompletion, slowDone);
+        print(name, run, f, duplicates.size(), afterKill, afterLostCompletion, afterLostLease, slowDone);
         f.explained.forEach(line -> System.out.println("  " + line));
 
         assertEquals(List.of(), f.troubles, "wrong results, unexpected exceptions or unreadable events; stderr in "
@@ -190,7 +196,7 @@ class SoakTest {
             }
             default -> {
                 assertEquals(List.of(), unexplained, "TAKE_OVER: every duplicate is a takeover of an abandoned"
-                        + " execution (killed owner, or completion lost)");
+                        + " execution (killed owner, completion lost, or lease lost, each reported)");
                 assertTrue(afterKill >= 1, "the killed owner's hung execution of " + hung[0] + " was taken over"
                         + " and ran again: " + hungKey);
             }
@@ -198,7 +204,7 @@ class SoakTest {
     }
 
     private static void print(String name, SoakRun run, SoakFindings f, int duplicates, int afterKill,
-                              int afterLost, long slowDone) {
+                              int afterLost, int afterLostLease, long slowDone) {
         StringBuilder failedClosed = new StringBuilder();
         f.counters.forEach((k, v) -> {
             if (k.startsWith("failedClosed.")) {
@@ -209,7 +215,7 @@ class SoakTest {
                         + "  calls %d + %d in the final pass (counted to each incarnation's last report), results %d, wrong %d, failed closed %d (%s ),"
                         + " FatalFault replayed/thrown %d, TransientFault after retries %d%n"
                         + "  executions (ledger rows) %d over %d keys; duplicates %d = %d after a killed owner + %d after a"
-                        + " lost completion%n"
+                        + " lost completion + %d after a lost lease%n"
                         + "  events: TAKEOVER %d, RECONCILED %d, LEASE_LOST %d, INDETERMINATE %d, ABANDONED %d, EXECUTED %d,"
                         + " RETRY %d, GAVE_UP %d, STORE_ERROR %d; bodies 1.3 leases long completed: %d%n"
                         + "  faults: %d kills (SIGKILL + restart), %d resets, %d black-holes of %d ms, %d latency phases"
@@ -217,7 +223,7 @@ class SoakTest {
                 name, SoakRun.JVMS, SoakWorker.THREADS, run.seconds, run.readyMillis, run.drainMillis, run.finalMillis,
                 f.counter("calls"), f.counter("finalCalls"), f.counter("ok"), f.counter("wrong"), f.counter("failedClosed"), failedClosed,
                 f.counter("fatal"), f.counter("transient"),
-                f.rows.size(), f.byKey().size(), duplicates, afterKill, afterLost,
+                f.rows.size(), f.byKey().size(), duplicates, afterKill, afterLost, afterLostLease,
                 f.takeovers.size(), f.reconciled.size(), f.leaseLost.size(), f.indeterminate.size(),
                 f.abandoned.size(), f.executed.size(), f.counter("event.RETRY"), f.counter("event.GAVE_UP"),
                 f.counter("event.STORE_ERROR"), slowDone,

@@ -61,8 +61,8 @@ import java.util.stream.Stream;
  * Keys {@code k<i>} with {@code i % 23 == 0} always throw {@link FatalFault} (declared {@code noRetryFor}, so it is
  * recorded and replayed; in transactional mode, where remembered failures are refused, it simply rolls back); every
  * attempt of any other key throws {@link TransientFault} with probability 0.15, which the engine retries inside the
- * claim (3 attempts; in transactional mode the caller gets it); keys with {@code i % 17 == 5} run 1.3 leases long, so
- * only the lease heartbeat keeps them. Faults are thrown before the ledger insert: a failed execution has no side
+ * claim (3 attempts; in transactional mode the caller gets it); keys with {@code i % 17 == 5} go on for 1.3 leases
+ * after their side effect, so only the lease heartbeat keeps them. Faults are thrown before the ledger insert: a failed execution has no side
  * effect. After {@code HANG} on standard input, the next execution blocks right after its ledger insert (before its
  * completion) and prints {@code HUNG <key> <token> <execution id>}: the test kills the JVM there, so a killed owner
  * provably held a claim whose side effect happened.
@@ -297,7 +297,7 @@ public final class SoakWorker {
         if (random.nextDouble() < TRANSIENT_PROBABILITY) {
             throw new TransientFault(key + " failed for now (token " + context.fencingToken() + ")");
         }
-        Thread.sleep(index % 17 == 5 ? leaseMillis * 13 / 10 : 5 + random.nextInt(20));
+        Thread.sleep(5 + random.nextInt(20));
         String execution = UUID.randomUUID().toString();
         if (mode.equals("tx")) {
             insert(JdbcTransactions.connection(), context, key, execution);
@@ -309,6 +309,11 @@ public final class SoakWorker {
         if (hang.compareAndSet(true, false)) {
             OUT.println("HUNG " + key + " " + context.fencingToken() + " " + execution);
             Thread.sleep(TimeUnit.MINUTES.toMillis(2)); // killed here; the bound only ends a test that forgot to
+        }
+        if (index % 17 == 5) {
+            // Work that goes on after the side effect, 1.3 leases long: only the heartbeat keeps the claim. Were the
+            // lease lost meanwhile, a reconciler would find the side effect, and the owner reports LEASE_LOST.
+            Thread.sleep(leaseMillis * 13 / 10);
         }
         return key + "|" + execution;
     }
@@ -403,6 +408,7 @@ public final class SoakWorker {
         config.setConnectionTimeout(5000);
         config.setValidationTimeout(1000);
         config.setPoolName(name);
+        config.setInitializationFailTimeout(-1); // a worker restarted during a fault starts all the same
         return new HikariDataSource(config);
     }
 
