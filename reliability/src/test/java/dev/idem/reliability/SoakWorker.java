@@ -408,8 +408,21 @@ public final class SoakWorker {
         config.setConnectionTimeout(5000);
         config.setValidationTimeout(1000);
         config.setPoolName(name);
-        config.setInitializationFailTimeout(-1); // a worker restarted during a fault starts all the same
-        return new HikariDataSource(config);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return new HikariDataSource(config); // opens its first connection, or throws
+            } catch (RuntimeException e) {
+                if (attempt == 20) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(500); // a worker restarted during a fault: the fault ends within seconds
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /** RECONCILE: the work happened iff the ledger holds a row of the key; its answer is that row's result. */
