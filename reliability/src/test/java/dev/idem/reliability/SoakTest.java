@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The soak under faults: {@value SoakRun#JVMS} worker JVMs ({@link SoakWorker}) x {@value SoakWorker#THREADS}
- * threads call one operation over a sliding, heavily overlapping key space for {@code idem.soak.seconds} [20] while
+ * threads call one operation over a sliding, heavily overlapping key space for {@code idem.soak.seconds} [16] while
  * {@link SoakRun} kills and restarts a worker, and resets, black-holes and slows the store's connections through a
  * {@link FaultProxy}; bodies throw (retryable and {@code noRetryFor}) and outlive their lease. Each execution appends
  * a row to a PostgreSQL ledger. One test per store configuration.
@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * could not reach the store for the rest of its lease, and its completion was refused). Any other duplicate fails.
  */
 class SoakTest {
-    static final long SECONDS = Long.getLong("idem.soak.seconds", 20);
+    static final long SECONDS = Long.getLong("idem.soak.seconds", 16);
     private static final Pattern JDBC = Pattern.compile("jdbc:postgresql://([^/:?]+)(?::(\\d+))?(/.*)");
 
     @Test

@@ -150,8 +150,7 @@ public final class SoakWorker {
         if (a.get("store").equals("jdbc")) {
             // tx: every thread holds a connection for its whole transaction (claim, body, completion)
             storePool = pool(a.get("via"), mode.equals("tx") ? THREADS : 5, "store");
-            settings.store("jdbc", JdbcIdempotencyStore.builder(storePool).table(a.get("table")).build())
-                    .defaultStore("jdbc");
+            settings.store("jdbc", jdbcStore(storePool, a.get("table"))).defaultStore("jdbc");
         } else {
             settings.defaultStore("redis").property("idem.redis.uri", a.get("via"));
         }
@@ -196,6 +195,20 @@ public final class SoakWorker {
                 storePool.close();
             }
             ledgerPool.close();
+        }
+    }
+
+    /** The jdbc store, which checks its table as it starts: a worker restarted during a fault tries for a while. */
+    private static JdbcIdempotencyStore jdbcStore(HikariDataSource pool, String table) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return JdbcIdempotencyStore.builder(pool).table(table).build();
+            } catch (IdempotencyStoreException e) {
+                if (attempt == 20) {
+                    throw e;
+                }
+                Thread.sleep(500);
+            }
         }
     }
 
