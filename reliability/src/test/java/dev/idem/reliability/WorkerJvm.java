@@ -68,6 +68,42 @@ final class WorkerJvm implements AutoCloseable {
         }
     }
 
+    /** Waits until the worker has printed a line starting with {@code prefix} and returns it; fails as {@link #await}. */
+    String awaitPrefix(String prefix, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (lines) {
+            while (true) {
+                for (String line : lines) {
+                    if (line.startsWith(prefix)) {
+                        return line;
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !process.isAlive()) {
+                    throw new AssertionError("no " + prefix + "... from the worker within " + timeout + "; " + this);
+                }
+                TimeUnit.NANOSECONDS.timedWait(lines, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+            }
+        }
+    }
+
+    /** {@return the worker's process id: the first part of its engine's owner, {@code pid/random}} */
+    long pid() {
+        return process.pid();
+    }
+
+    /** Kills the worker with SIGKILL ({@link Process#destroyForcibly()}) and waits (at most 30 s) until it is gone. */
+    void kill() throws InterruptedException {
+        if (!process.destroyForcibly().waitFor(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("the worker outlived SIGKILL for 30 s; " + this);
+        }
+    }
+
+    /** {@return every line the worker printed so far} */
+    List<String> lines() {
+        return List.copyOf(lines);
+    }
+
     void send(String line) throws IOException {
         OutputStream in = process.getOutputStream();
         in.write((line + "\n").getBytes(StandardCharsets.UTF_8));

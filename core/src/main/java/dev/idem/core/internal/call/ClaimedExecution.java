@@ -10,6 +10,8 @@ import dev.idem.core.internal.key.CallKey;
 import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.core.internal.plan.ReturnKind;
 import dev.idem.internal.ContextSlot;
+import dev.idem.store.IdempotencyRecord;
+import dev.idem.store.RecordState;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -153,7 +155,8 @@ final class ClaimedExecution {
         long backoff = completionBackoff.toNanos();
         for (int attempt = 1; ; attempt++) {
             try {
-                if (plan.store.complete(keyText, token, bytes, plan.policy.ttl())) {
+                if (plan.store.complete(keyText, token, bytes, plan.policy.ttl())
+                        || attempt > 1 && completedByThisClaim(plan, keyText, token)) {
                     if (plan.keepsResultOnCompletion) {
                         long expiresAt = clock.millis() + plan.policy.ttl().toMillis();
                         local.put(key, new LocalResults.Entry(plan.id, callerValue, payload,
@@ -174,6 +177,20 @@ final class ClaimedExecution {
                 }
                 backoff *= 2;
             }
+        }
+    }
+
+    /**
+     * Whether the record is completed under {@code token}: a retried completion refused because an earlier attempt
+     * of it applied and only its answer was lost (a dropped connection). That is this execution's result stored, not
+     * a lease lost to another caller. False when the store cannot say.
+     */
+    private static boolean completedByThisClaim(OperationPlan plan, String keyText, long token) {
+        try {
+            IdempotencyRecord record = plan.store.get(keyText).orElse(null);
+            return record != null && record.state() == RecordState.COMPLETED && record.fencingToken() == token;
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 
