@@ -3,6 +3,7 @@ package dev.idem.core;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
 import dev.idem.OnStoreError;
+import dev.idem.Retry;
 import dev.idem.StoreTransaction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The transactional mode is refused when the method is planned, naming the method and the attribute, wherever it
  * cannot be kept: a store without the capability (the in-memory store), a result that arrives on another thread,
- * remembered failures, failing open. The method never runs unprotected.
+ * remembered failures, retries and a bulkhead it does not run, failing open. The method never runs unprotected.
  */
 class StoreTransactionPlanningTest {
     private final EngineFixture fx = new EngineFixture();
@@ -56,6 +57,16 @@ class StoreTransactionPlanningTest {
             return order;
         }
 
+        @Idempotent(storeTransaction = StoreTransaction.REQUIRED, retry = @Retry(maxAttempts = 3))
+        String retries(String order) {
+            return order;
+        }
+
+        @Idempotent(storeTransaction = StoreTransaction.REQUIRED, maxConcurrent = 4)
+        String bulkhead(String order) {
+            return order;
+        }
+
         @Idempotent(storeTransaction = StoreTransaction.REQUIRED, onStoreError = OnStoreError.FAIL_OPEN)
         String failsOpen(String order) {
             return order;
@@ -75,6 +86,8 @@ class StoreTransactionPlanningTest {
             "remembersFailures | storeTransaction = REQUIRED  | failureTtl",
             "noRetry           | storeTransaction = REQUIRED  | noRetryFor",
             "failsOpen         | storeTransaction = REQUIRED  | FAIL_OPEN",
+            "retries           | storeTransaction = REQUIRED  | retry (maxAttempts = 3)",
+            "bulkhead          | storeTransaction = REQUIRED  | maxConcurrent = 4",
     })
     void isRefusedAtPlanningWithTheMethodAndTheAttribute(String method, String attribute, String why) {
         Method m = EngineFixture.find(Transactional.class, method);

@@ -84,6 +84,19 @@ public final class TransactionalExecution {
             throw new IdempotencyConfigurationException(attribute + " rolls a failed call back with its claim, so"
                     + " there is no record left to remember the failure in; drop failureTtl and noRetryFor.");
         }
+        if (plan.policy.retry().maxAttempts() > 1) {
+            // Refused rather than ignored: the transactional path runs the body once, and an attempt that failed
+            // would have to roll its writes back without the claim (a savepoint per attempt), which is not built.
+            throw new IdempotencyConfigurationException(attribute + " runs the method once, inside the transaction"
+                    + " that claimed the key: retry (maxAttempts = " + plan.policy.retry().maxAttempts() + ") would"
+                    + " need each failed attempt's writes rolled back without the claim. Drop retry, or retry around"
+                    + " the call (the next call takes the key again once the failed one rolled back).");
+        }
+        if (plan.policy.maxConcurrent() > 0) {
+            throw new IdempotencyConfigurationException(attribute + " and maxConcurrent = "
+                    + plan.policy.maxConcurrent() + ": the transactional path has no bulkhead yet; bound the"
+                    + " executions with the pool of the store's DataSource instead, or drop maxConcurrent.");
+        }
         if (plan.policy.onStoreError() == OnStoreError.FAIL_OPEN) {
             throw new IdempotencyConfigurationException(attribute + " and onStoreError = FAIL_OPEN: the method's"
                     + " writes go to the store's own database, so they cannot run while it is unreachable.");
