@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -207,7 +208,7 @@ final class SoakRun implements AutoCloseable {
 
     /** Kills what is still running (after a failure) and drops the ledger. */
     @Override
-    public void close() throws Exception {
+    public void close() throws SQLException {
         for (Slot slot : slots) {
             if (slot != null && slot.jvm != null) {
                 slot.jvm.close();
