@@ -1,5 +1,7 @@
 package dev.idem.reliability;
 
+import dev.idem.store.tck.LoopbackProxy;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -18,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One soak: {@value #JVMS} {@link SoakWorker} JVMs against one store configuration, reaching the store through a
- * {@link FaultProxy} the run owns, while it injects faults on a schedule; then a final pass and the findings.
+ * {@link LoopbackProxy} the run owns, while it injects faults on a schedule; then a final pass and the findings.
  *
  * <h2>The schedule</h2>
  * The run lasts {@code seconds}, cut into cycles of at most {@value #CYCLE_SECONDS} s. In each cycle, at fixed
@@ -38,7 +40,7 @@ final class SoakRun implements AutoCloseable {
     final String mode;
     final String pg;
     final String ledger;
-    final FaultProxy proxy;
+    final LoopbackProxy proxy;
     final Path dir;
     final long seconds;
     private final List<String> workerArgs;
@@ -75,7 +77,7 @@ final class SoakRun implements AutoCloseable {
      * @param proxy    the store's server behind the run's proxy
      * @param storeArgs {@code store=...}, {@code via=...} (through the proxy), {@code table=...}
      */
-    SoakRun(String mode, String pg, FaultProxy proxy, long seconds, String... storeArgs) throws Exception {
+    SoakRun(String mode, String pg, LoopbackProxy proxy, long seconds, String... storeArgs) throws Exception {
         this.mode = mode;
         this.pg = pg;
         this.proxy = proxy;

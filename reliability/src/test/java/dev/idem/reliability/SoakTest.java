@@ -1,6 +1,7 @@
 package dev.idem.reliability;
 
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.store.tck.LoopbackProxy;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -29,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The soak under faults: {@value SoakRun#JVMS} worker JVMs ({@link SoakWorker}) x {@value SoakWorker#THREADS}
  * threads call one operation over a sliding, heavily overlapping key space for {@code idem.soak.seconds} [16] while
  * {@link SoakRun} kills and restarts a worker, and resets, black-holes and slows the store's connections through a
- * {@link FaultProxy}; bodies throw (retryable and {@code noRetryFor}) and outlive their lease. Each execution appends
+ * {@link LoopbackProxy}; bodies throw (retryable and {@code noRetryFor}) and outlive their lease. Each execution appends
  * a row to a PostgreSQL ledger. One test per store configuration.
  *
  * <p>Asserted for all: no caller got a wrong result or another key's (each result names its key and its execution,
@@ -77,7 +78,7 @@ class SoakTest {
     private void redis() throws Exception {
         String pg = TestPostgres.url();
         try (RedisServerProcess redis = RedisServerProcess.start();
-             FaultProxy proxy = new FaultProxy("127.0.0.1", Integer.parseInt(redis.uri().replaceAll(".*:", "")));
+             LoopbackProxy proxy = new LoopbackProxy("127.0.0.1", Integer.parseInt(redis.uri().replaceAll(".*:", "")));
              SoakRun run = new SoakRun("plain", pg, proxy, SECONDS, "store=redis",
                      "via=redis://127.0.0.1:" + proxy.port())) {
             check("redis (TAKE_OVER)", run.run());
@@ -90,7 +91,7 @@ class SoakTest {
         assertTrue(m.matches(), "a PostgreSQL JDBC URL: " + pg);
         String table = "idem_soak_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         JdbcIdempotencyStore.builder(pg).table(table).createTable(true).build().close();
-        try (FaultProxy proxy = new FaultProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)))) {
+        try (LoopbackProxy proxy = new LoopbackProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)))) {
             String rest = m.group(3);
             // The socket timeout backs up the proxy (which drops what it held when it heals); longer than the
             // transactional waiters' lock wait (waitTimeout 12 s).

@@ -6,23 +6,40 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A loopback TCP proxy to a server (Redis, a database) that a test can cut, to take the server away from a store
- * without touching the server: {@link #cut()} drops every connection through the proxy and from then on accepts
- * connections but never answers (a server that hangs, or a network that drops packets), until {@link #restore()},
- * after which new connections reach the server again. Point the store at {@code 127.0.0.1:}{@link #port()}.
+ * A loopback TCP proxy to a server (Redis, a database) that a test owns, to inject network faults between a store and
+ * its server without touching the server. Point the store at {@code 127.0.0.1:}{@link #port()}.
  *
- * <p>Threads: one daemon thread accepts, two daemon threads per connection copy bytes; {@link #close()} stops them.
+ * <ul>
+ *   <li>{@link #cut()}: every connection through the proxy is dropped, and from then on new connections are accepted
+ *       and never answered (a server that hangs, a network that drops packets), until {@link #restore()}.</li>
+ *   <li>{@link #blackHole()}: nothing is forwarded any more, on open connections or new ones, without dropping
+ *       anything: a connection in the middle of a statement stalls, so an answer the server already sent is lost
+ *       (what makes a completion or a renewal applied by the server look failed to its caller).</li>
+ *   <li>{@link #restore()} (or its synonym {@link #heal()}): every connection held since the cut or the black hole
+ *       is dropped, as a partition long enough for TCP to give up would; new connections reach the server again.</li>
+ *   <li>{@link #reset()}: every open connection is dropped at once; new ones go through.</li>
+ *   <li>{@link #latency(long)}: every chunk of bytes, each way, is delayed.</li>
+ * </ul>
+ *
+ * <p>Threads: one daemon thread accepts, one connects each client, two per connection copy bytes; {@link #close()}
+ * stops them.
  */
 public final class LoopbackProxy implements AutoCloseable {
     private final ServerSocket server;
     private final String targetHost;
     private final int targetPort;
-    private final List<Socket> open = new CopyOnWriteArrayList<>();
-    private volatile boolean cut;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final Object gate = new Object();
+    private final AtomicLong connections = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private volatile boolean blackHoled;
+    private volatile long latencyMillis;
 
     /**
      * Starts a proxy on a free loopback port, forwarding to {@code targetHost:targetPort}.
@@ -34,7 +51,7 @@ public final class LoopbackProxy implements AutoCloseable {
     public LoopbackProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket(0, 100, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::accept, "loopback-proxy-accept");
         acceptor.setDaemon(true);
         acceptor.start();
@@ -49,18 +66,71 @@ public final class LoopbackProxy implements AutoCloseable {
         return server.getLocalPort();
     }
 
-    /** Drops every connection through the proxy; new ones are accepted and never answered. */
+    /** Drops every connection through the proxy; new ones are accepted and never answered until {@link #restore()}. */
     public void cut() {
-        cut = true;
+        blackHole();
+        dropAll();
+    }
+
+    /** Forwards nothing from now on and answers no new connection, dropping nothing, until {@link #restore()}. */
+    public void blackHole() {
+        blackHoled = true;
+    }
+
+    /** Drops every connection held since {@link #cut()} or {@link #blackHole()}; forwards new connections again. */
+    public void restore() {
+        dropAll();
+        synchronized (gate) {
+            blackHoled = false;
+            gate.notifyAll();
+        }
+    }
+
+    /** The same as {@link #restore()}: the end of a {@link #blackHole() black hole}. */
+    public void heal() {
+        restore();
+    }
+
+    /** Drops every open connection now; new connections go through (unless the proxy is cut). */
+    public void reset() {
+        dropAll();
+    }
+
+    /**
+     * Delays every chunk of bytes, each way, by {@code millis}.
+     *
+     * @param millis the delay; 0 for none
+     */
+    public void latency(long millis) {
+        latencyMillis = millis;
+    }
+
+    /**
+     * The connections clients made through the proxy so far.
+     *
+     * @return the count
+     */
+    public long connections() {
+        return connections.get();
+    }
+
+    /**
+     * The sockets (client or server side) the faults dropped so far while they were open.
+     *
+     * @return the count
+     */
+    public long dropped() {
+        return dropped.get();
+    }
+
+    private void dropAll() {
         for (Socket s : open) {
+            if (!s.isClosed()) {
+                dropped.incrementAndGet();
+            }
             closeQuietly(s);
         }
         open.clear();
-    }
-
-    /** Forwards new connections again. */
-    public void restore() {
-        cut = false;
     }
 
     private void accept() {
@@ -68,17 +138,42 @@ public final class LoopbackProxy implements AutoCloseable {
             try {
                 Socket client = server.accept();
                 open.add(client);
-                if (cut) {
-                    continue; // held open, never read: the caller waits for an answer that never comes
-                }
-                Socket upstream = new Socket(targetHost, targetPort);
-                open.add(upstream);
-                pipe(client, upstream);
-                pipe(upstream, client);
+                connections.incrementAndGet();
+                Thread t = new Thread(() -> connect(client), "loopback-proxy-connect");
+                t.setDaemon(true);
+                t.start();
             } catch (IOException e) {
                 if (server.isClosed()) {
                     return;
                 }
+            }
+        }
+    }
+
+    /** Connects upstream once the proxy forwards (a client accepted meanwhile waits for an answer). */
+    private void connect(Socket client) {
+        try {
+            awaitPassable(client);
+            if (client.isClosed()) {
+                return;
+            }
+            Socket upstream = new Socket(targetHost, targetPort);
+            open.add(upstream);
+            if (client.isClosed()) { // dropped while connecting
+                closeQuietly(upstream);
+                return;
+            }
+            pipe(client, upstream);
+            pipe(upstream, client);
+        } catch (IOException | InterruptedException e) {
+            closeQuietly(client);
+        }
+    }
+
+    private void awaitPassable(Socket socket) throws InterruptedException {
+        synchronized (gate) {
+            while (blackHoled && !socket.isClosed()) {
+                gate.wait(100);
             }
         }
     }
@@ -89,14 +184,21 @@ public final class LoopbackProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                    long delay = latencyMillis;
+                    if (delay > 0) {
+                        TimeUnit.MILLISECONDS.sleep(delay);
+                    }
+                    awaitPassable(from); // held while black-holed, never delivered: dropped at restore
                     out.write(buffer, 0, n);
                     out.flush();
                 }
-            } catch (IOException ignored) {
-                // one side closed: close both below
+            } catch (IOException | InterruptedException ignored) {
+                // one side closed or was dropped: close both below
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);
+                open.remove(from);
+                open.remove(to);
             }
         }, "loopback-proxy-pipe");
         t.setDaemon(true);
@@ -115,6 +217,6 @@ public final class LoopbackProxy implements AutoCloseable {
     @Override
     public void close() throws IOException {
         server.close();
-        cut();
+        restore();
     }
 }
