@@ -25,7 +25,6 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -78,8 +77,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** How much longer Redis keeps a key's token counter than its record. */
     public static final Duration COUNTER_MARGIN = Duration.ofDays(1);
 
-    private static final String PREFIX = "idem:{";
+    private static final byte[] PREFIX = bytes("idem:{");
+    private static final byte[] RECORD_SUFFIX = bytes("}:r");
+    private static final byte[] COUNTER_SUFFIX = bytes("}:t");
     private static final byte[] IN_PROGRESS = bytes(RecordState.IN_PROGRESS.name());
+    private static final byte[] COMPLETED = bytes(RecordState.COMPLETED.name());
+    private static final byte[] FAILED = bytes(RecordState.FAILED.name());
+    private static final byte[] NO_OFFSET = number(0);
+    private static final byte[] TTL_MARGIN_MILLIS = number(TTL_MARGIN.toMillis());
+    private static final byte[] COUNTER_MARGIN_MILLIS = number(COUNTER_MARGIN.toMillis());
+    private static final byte[] HEX = bytes("0123456789abcdef");
+    /**
+     * Per thread: a SHA-256 digest, and the Redis keys of the last idempotency key it named. An engine completes a
+     * key on the thread that claimed it, so the complete finds its keys here instead of hashing the key again.
+     */
+    private static final ThreadLocal<KeyNames> KEY_NAMES = ThreadLocal.withInitial(KeyNames::new);
 
     private final Connector connector;
     private final String where;
@@ -275,7 +287,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         List<Object> reply = run("claim", key, Scripts.CLAIM, key,
                 bytes(key), bytes(request.payloadHash()), bytes(request.owner()),
                 number(request.lease().toMillis()), number(request.window().toMillis()),
-                number(offsetMillis.getAsLong()), number(TTL_MARGIN.toMillis()), number(COUNTER_MARGIN.toMillis()));
+                offset(), TTL_MARGIN_MILLIS, COUNTER_MARGIN_MILLIS);
         long status = (Long) reply.get(0);
         if (status == 0) {
             return new ClaimOutcome.Existing(Objects.requireNonNull(record(reply, 2), "the claim lost to no record"));
@@ -301,16 +313,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long keep = TtlJitter.expiresAt(Instant.EPOCH, ttl).toEpochMilli();
         // The argument is written to the socket before this returns, so the caller may reuse its array afterwards;
         // the stored copy is Redis's.
-        return applied(run(operation, key, Scripts.FINISH, key, number(fencingToken), bytes(state.name()),
-                number(keep), encoded.clone(), number(offsetMillis.getAsLong()), number(TTL_MARGIN.toMillis()),
-                number(COUNTER_MARGIN.toMillis())));
+        return applied(run(operation, key, Scripts.FINISH, key, number(fencingToken),
+                state == RecordState.COMPLETED ? COMPLETED : FAILED, number(keep), encoded.clone(), offset(),
+                TTL_MARGIN_MILLIS, COUNTER_MARGIN_MILLIS));
     }
 
     @Override
     public boolean release(String key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        return applied(run("release", key, Scripts.RELEASE, key, number(fencingToken),
-                number(COUNTER_MARGIN.toMillis())));
+        return applied(run("release", key, Scripts.RELEASE, key, number(fencingToken), COUNTER_MARGIN_MILLIS));
     }
 
     @Override
@@ -318,13 +329,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(lease, "lease");
         return applied(run("renew", key, Scripts.RENEW, key, number(fencingToken), number(lease.toMillis()),
-                number(offsetMillis.getAsLong()), number(TTL_MARGIN.toMillis()), number(COUNTER_MARGIN.toMillis())));
+                offset(), TTL_MARGIN_MILLIS, COUNTER_MARGIN_MILLIS));
     }
 
     @Override
     public Optional<IdempotencyRecord> get(String key) {
         Objects.requireNonNull(key, "key");
-        List<Object> reply = run("get", key, Scripts.GET, key, number(offsetMillis.getAsLong()));
+        List<Object> reply = run("get", key, Scripts.GET, key, offset());
         IdempotencyRecord record = record(reply, 1);
         if (record == null || record.isExpiredAt(Instant.ofEpochMilli((Long) reply.get(0)))) {
             return Optional.empty();
@@ -335,7 +346,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public void delete(String key) {
         Objects.requireNonNull(key, "key");
-        run("delete", key, Scripts.DELETE, key, number(COUNTER_MARGIN.toMillis()));
+        run("delete", key, Scripts.DELETE, key, COUNTER_MARGIN_MILLIS);
     }
 
     /** Offered: see {@link RedisWakeups}; one pub/sub connection per store, opened by the first watch. */
@@ -384,15 +395,55 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     // ---------------------------------------------------------------------------------------------------------------
     // Plumbing
 
-    /** The Redis keys of {@code key}: its record and its token counter, in one slot. */
+    /**
+     * The Redis keys of {@code key}: its record and its token counter, in one slot. The arrays may be shared with
+     * other calls of the same thread: callers never change them.
+     */
     static byte[][] redisKeys(String key) {
-        String tag;
-        try {
-            tag = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes(key)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
+        return KEY_NAMES.get().of(key);
+    }
+
+    /** A thread's SHA-256 digest and its last key's Redis keys (see {@link #KEY_NAMES}). */
+    private static final class KeyNames {
+        private final MessageDigest sha256;
+        @Nullable
+        private String lastKey;
+        private byte[][] lastNames = new byte[0][];
+
+        KeyNames() {
+            try {
+                sha256 = MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("every JVM has SHA-256", e);
+            }
         }
-        return new byte[][] {bytes(PREFIX + tag + "}:r"), bytes(PREFIX + tag + "}:t")};
+
+        byte[][] of(String key) {
+            if (key.equals(lastKey)) {
+                return lastNames;
+            }
+            byte[] hash = sha256.digest(bytes(key)); // digest() resets the digest for the next key
+            int tagAt = PREFIX.length;
+            byte[] record = new byte[tagAt + 2 * hash.length + RECORD_SUFFIX.length];
+            System.arraycopy(PREFIX, 0, record, 0, tagAt);
+            for (int i = 0; i < hash.length; i++) {
+                record[tagAt + 2 * i] = HEX[(hash[i] >> 4) & 0xf];
+                record[tagAt + 2 * i + 1] = HEX[hash[i] & 0xf];
+            }
+            int suffixAt = tagAt + 2 * hash.length;
+            System.arraycopy(RECORD_SUFFIX, 0, record, suffixAt, RECORD_SUFFIX.length);
+            byte[] counter = record.clone();
+            System.arraycopy(COUNTER_SUFFIX, 0, counter, suffixAt, COUNTER_SUFFIX.length);
+            lastKey = key;
+            lastNames = new byte[][] {record, counter};
+            return lastNames;
+        }
+    }
+
+    /** The test offset of the server's time as a script argument; a constant outside tests. */
+    private byte[] offset() {
+        long offset = offsetMillis.getAsLong();
+        return offset == 0 ? NO_OFFSET : number(offset);
     }
 
     private List<Object> run(String operation, String key, Scripts.Script script, String idemKey, byte[]... args) {

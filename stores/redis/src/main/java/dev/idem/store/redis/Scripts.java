@@ -62,33 +62,46 @@ final class Scripts {
      * ARGV: key, payload hash, owner, lease ms, window ms, offset ms, margin ms, counter margin ms. Returns
      * {@code {0, now, record...}} when the claim loses to the live record, {@code {1, token}} when acquired over
      * nothing (absent or expired) and {@code {1, token, replaced record...}} for a takeover or supersede.
+     *
+     * <p>Lean for the common case, a key seen for the first time (five commands: TIME, HMGET, SET, HSET, PEXPIRE):
+     * no helper closures, no DEL of a record that is not there, and the counter read and written by one
+     * {@code SET ... GET}, which proposes the floor (now in microseconds, or the replaced record's token plus one) and
+     * returns the counter it replaced; only when that counter was not below the floor is it written again, one
+     * above. Either way the token is the largest of the three, as documented on the class.
      */
-    static final Script CLAIM = new Script("claim", PRELUDE + """
-            local now, micros = now_ms(ARGV[6])
-            local lease = tonumber(ARGV[4])
-            local window = tonumber(ARGV[5])
-            local margin = tonumber(ARGV[7])
-            local rec = redis.call('HMGET', KEYS[1], unpack(FIELDS))
+    static final Script CLAIM = new Script("claim", """
+            local t = redis.call('TIME')
+            local off = tonumber(ARGV[6])
+            local now = t[1] * 1000 + math.floor(t[2] / 1000) + off
+            local rec = redis.call('HMGET', KEYS[1], 'k', 's', 'p', 'o', 't', 'st', 'lu', 'ca', 'ea', 'r')
             local live = rec[2] ~= false and not (rec[9] and now >= tonumber(rec[9]))
             if live then
               local claimable
               if rec[2] == 'IN_PROGRESS' then
                 claimable = now >= tonumber(rec[7])
               else
+                local window = tonumber(ARGV[5])
                 claimable = window > 0 and now >= tonumber(rec[6]) + window
               end
               if not claimable then return {0, now, unpack(rec)} end
             end
-            local tok = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
+            local lease = tonumber(ARGV[4])
+            local margin = tonumber(ARGV[7])
+            local tok = t[1] * 1000000 + t[2] + off * 1000
             if rec[5] and tonumber(rec[5]) + 1 > tok then tok = tonumber(rec[5]) + 1 end
-            if micros > tok then tok = micros end
+            local cttl = string.format('%d', lease + margin + tonumber(ARGV[8]))
+            local old = redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', cttl, 'GET')
+            if old and tonumber(old) + 1 > tok then
+              tok = tonumber(old) + 1
+              redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', cttl)
+            end
             local started = now
             if live and rec[2] == 'IN_PROGRESS' then started = tonumber(rec[6]) end
-            redis.call('DEL', KEYS[1])
-            redis.call('HSET', KEYS[1], 'k', ARGV[1], 's', 'IN_PROGRESS', 'p', ARGV[2], 'o', ARGV[3], 't', fmt(tok),
-              'st', fmt(started), 'lu', fmt(now + lease))
-            redis.call('PEXPIRE', KEYS[1], fmt(lease + margin))
-            redis.call('SET', KEYS[2], fmt(tok), 'PX', fmt(lease + margin + tonumber(ARGV[8])))
+            if rec[1] or rec[2] then redis.call('DEL', KEYS[1]) end
+            redis.call('HSET', KEYS[1], 'k', ARGV[1], 's', 'IN_PROGRESS', 'p', ARGV[2], 'o', ARGV[3],
+              't', string.format('%d', tok), 'st', string.format('%d', started),
+              'lu', string.format('%d', now + lease))
+            redis.call('PEXPIRE', KEYS[1], string.format('%d', lease + margin))
             if live then return {1, tok, unpack(rec)} end
             return {1, tok}
             """);
@@ -97,17 +110,24 @@ final class Scripts {
      * ARGV: token, final state, how long the record is kept in ms (ttl plus jitter), encoded result, offset ms,
      * margin ms, counter margin ms. Returns 1 when the claim finished, 0 (nothing changed) when the token is not
      * the current one of a record in progress.
+     *
+     * <p>The counter is written with one unconditional {@code SET}: while the record is in progress under this
+     * token, the counter holds this very token (the claim set both; only a claim that replaces the record raises
+     * the counter, and then this token is no longer the record's) or was evicted, so writing the token back never
+     * lowers it; its new TTL is the record's plus the counter margin, which keeps the counter outliving the record
+     * even where it shortens an earlier, longer TTL (no other record of the key is left to need it).
      */
-    static final Script FINISH = new Script("finish", PRELUDE + """
+    static final Script FINISH = new Script("finish", """
             local cur = redis.call('HMGET', KEYS[1], 's', 't')
             if cur[1] ~= 'IN_PROGRESS' or cur[2] ~= ARGV[1] then return 0 end
-            local now = now_ms(ARGV[5])
-            local keep = tonumber(ARGV[3])
-            local margin = tonumber(ARGV[6])
-            redis.call('HSET', KEYS[1], 's', ARGV[2], 'ca', fmt(now), 'ea', fmt(now + keep), 'r', ARGV[4])
-            redis.call('PEXPIRE', KEYS[1], fmt(keep + margin))
-            keep_counter(tonumber(ARGV[1]), keep + margin + tonumber(ARGV[7]))
-            wake(ARGV[2])
+            local t = redis.call('TIME')
+            local now = t[1] * 1000 + math.floor(t[2] / 1000) + tonumber(ARGV[5])
+            local keep = tonumber(ARGV[3]) + tonumber(ARGV[6])
+            redis.call('HSET', KEYS[1], 's', ARGV[2], 'ca', string.format('%d', now),
+              'ea', string.format('%d', now + tonumber(ARGV[3])), 'r', ARGV[4])
+            redis.call('PEXPIRE', KEYS[1], string.format('%d', keep))
+            redis.call('SET', KEYS[2], ARGV[1], 'PX', string.format('%d', keep + tonumber(ARGV[7])))
+            redis.pcall('SPUBLISH', string.sub(KEYS[1], 1, -2) .. 'w', ARGV[2])
             return 1
             """);
 

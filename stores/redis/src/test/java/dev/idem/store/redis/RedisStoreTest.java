@@ -394,6 +394,25 @@ class RedisStoreTest {
         }
     }
 
+    @Test
+    void aCounterAheadOfTheServersNowStillRaisesEveryToken() {
+        String key = key("ahead");
+        String counter = new String(RedisIdempotencyStore.redisKeys(key)[1], StandardCharsets.UTF_8);
+        long ahead = Instant.now().plus(Duration.ofDays(365)).toEpochMilli() * 1_000; // a clock that went back, say
+        admin.set(counter, Long.toString(ahead));
+        try (RedisIdempotencyStore store = open()) {
+            long first = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+            assertEquals(ahead + 1, first, "one above the counter, not the server's now");
+            assertEquals(Long.toString(first), admin.get(counter), "the counter holds the token it gave");
+            assertTrue(store.complete(key, first, new byte[] {1}, Duration.ofMinutes(1)));
+            assertEquals(Long.toString(first), admin.get(counter), "the completion keeps the counter");
+
+            store.delete(key);
+            long second = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+            assertEquals(ahead + 2, second, "the next claim after the delete is one above again");
+        }
+    }
+
     private static void assertBetween(long low, long actual, long high, String what) {
         assertTrue(actual >= low && actual <= high, what + ": " + actual + " not in [" + low + ", " + high + "]");
     }
