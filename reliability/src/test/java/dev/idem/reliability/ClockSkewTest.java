@@ -297,7 +297,8 @@ class ClockSkewTest {
                 assertTrue(rows.get(0).startsWith("Z ") && rows.get(1).startsWith("A "), t.name + ": " + rows);
                 figures.add(String.format(Locale.ROOT, "%s expired: ttl %s; B's local copy ended with the record by"
                                 + " the server's clock, %d s before B's clock reached the record's expiresAt;"
-                                + " executions 2 (Z's, then A's after the expiry)", t.name, SHORT_TTL, (expiresAt - behindClock) / 1_000));
+                                + " executions 2 (Z's, then A's after the expiry)", t.name, SHORT_TTL,
+                        (expiresAt - behindClock) / 1_000));
             }
         }
 

@@ -12,8 +12,9 @@ public sealed interface ClaimOutcome permits ClaimOutcome.Acquired, ClaimOutcome
      * The store's clock when it answered, on the clock its records' instants are on; null when the store did not
      * say. A store that stamps records with another clock than the caller's (a database's or a server's now) reports
      * it, so the caller can translate the record's instants into its own clock: the caller may keep a result until
-     * {@code expiresAt - storeTime} has passed on its clock. A store that stamps records with the caller's clock may
-     * report null, and the caller then reads the record's instants as its own clock's.
+     * {@code expiresAt - storeTime} has passed on its clock. The caller needs it only beside a record (a lost claim's
+     * or a replaced one's), so a claim over nothing may report null. A store that stamps records with the caller's
+     * clock may report null, and the caller then reads the record's instants as its own clock's.
      *
      * @return the store's time at the claim, read in the claim's round trip, or null
      */

@@ -634,7 +634,7 @@ public abstract class IdempotencyStoreTck {
                 claimVia(store, key, "b", window)), "a claim once the window passed");
     }
 
-    /** Asserts the answer's store time, when reported, is the store's time since {@code before}; returns the answer. */
+    /** Asserts the answer's store time, if any, is the store's time since {@code before}; returns the answer. */
     private ClaimOutcome assertReportsTheStoresTime(String claim, Instant before, ClaimOutcome answer) {
         Instant after = time.now();
         if (answer.storeTime() != null) {

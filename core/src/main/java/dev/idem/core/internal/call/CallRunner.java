@@ -354,7 +354,7 @@ public final class CallRunner implements AutoCloseable {
         }
     }
 
-    /** Replays {@code record}, keeping it locally with its times moved by {@code storeOffset} onto the engine's clock. */
+    /** Replays {@code record}, kept locally with its instants moved onto the engine's clock by {@code storeOffset}. */
     private Object replay(OperationPlan plan, CallKey key, String keyText, byte[] payload, IdempotencyRecord record,
                           long storeOffset) throws StoredResults.UnreadableResultException {
         Object stored = plan.codec.decode(record.result());
