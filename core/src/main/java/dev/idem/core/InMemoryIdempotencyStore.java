@@ -370,7 +370,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 boolean expired = existing.isExpiredAt(now);
                 if (!expired && !existing.isClaimableAt(now, windowMillis)) {
                     bytes.add(-freshBytes);
-                    return new ClaimOutcome.Existing(existing.record());
+                    return new ClaimOutcome.Existing(existing.record(), Instant.ofEpochMilli(now));
                 }
                 IdempotencyRecord live = expired ? null : existing.record();
                 long startedAt = live != null && live.state() == RecordState.IN_PROGRESS
@@ -381,7 +381,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 // the fresh entry it stands in for (the same key and hash, no result).
                 records.replace(key, existing, claim);
                 detach(existing);
-                outcome = new ClaimOutcome.Acquired(claim.token, live);
+                outcome = new ClaimOutcome.Acquired(claim.token, live, live == null ? null : Instant.ofEpochMilli(now));
             }
             afterWrite(now);
             return outcome;

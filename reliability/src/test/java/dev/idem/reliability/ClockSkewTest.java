@@ -41,8 +41,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * order:
  * <ol>
  *   <li><b>Replay</b>: B runs a key with ttl 5 minutes; A, whose clock is already past the record's expiry, calls it
- *       twice and Z once: all get B's result, A's from the store both times (its local result cache thinks the
- *       result expired, so it reads the store, which says it has not), and the ledger holds one row.</li>
+ *       twice and Z once: all get B's result, A's first from the store (which says the record is live) and its
+ *       second from its local result cache (the copy's expiry moved onto A's clock: it lasts as long as the record
+ *       by the server's clock, however far ahead A is), and the ledger holds one row.</li>
+ *   <li><b>Expired</b>: Z runs a key with ttl {@value #SHORT_TTL}; B (behind) replays it from the store, then from its
+ *       local result cache. Once the record expired by the server's clock (B's clock is still minutes before the
+ *       record's expiresAt), A's call runs it again, and B's next call returns A's new result from the store: B's
+ *       local copy lasted as long as the record by the server's clock, not by B's. The ledger holds Z's row and
+ *       A's.</li>
  *   <li><b>Held</b>: B (behind) runs an execution until the server's clock is three leases past its start; A (ahead)
  *       and Z wait on the key meanwhile, claiming again and again. Nobody takes it over: A's claims still lose three
  *       leases in (the heartbeat renewed the lease by the server's clock), all get B's result, one ledger row.</li>
@@ -63,6 +69,8 @@ class ClockSkewTest {
     static final Duration BEHIND = Duration.ofMinutes(-5);
     static final Duration AHEAD = Duration.ofMinutes(7);
     static final String TTL = "5m";
+    /** The ttl of the expiry step: a few seconds, so the step waits that long for the server's clock. */
+    static final String SHORT_TTL = "3s";
     /**
      * How long after the dead owner's lease end a takeover may come. Waiters claim again at least every
      * {@code idem.waitRecheck} (1 s; jdbc polls every 200 ms at most), so the takeover comes about that long after
@@ -173,6 +181,8 @@ class ClockSkewTest {
             lap("workers ready");
             replay();
             lap("replay");
+            expired();
+            lap("expired");
             held();
             lap("held");
             killed();
@@ -228,14 +238,67 @@ class ClockSkewTest {
                 IdempotencyRecord record = t.store.get(key).orElseThrow();
                 long aheadClock = t.serverNow.getAsLong() + AHEAD.toMillis();
                 assertTrue(aheadClock > record.expiresAt().toEpochMilli(), "A's clock is past the record's expiry");
-                assertEquals(2, events(ahead, "REPLAYED", key, "store"), t.name + ": both of A's calls read the"
-                        + " store (its local cache thinks the result expired) and replayed; " + ahead);
+                assertEquals(1, events(ahead, "REPLAYED", key, "store"), t.name + ": A's first call read the store,"
+                        + " which says the record is live, and replayed; " + ahead);
+                assertEquals(1, events(ahead, "REPLAYED", key, "local"), t.name + ": A's second call replayed its"
+                        + " copy, kept by the server's clock although A's is past the record's expiresAt; " + ahead);
                 assertEquals(0, events(ahead, "EXECUTED", key, "-"), t.name + ": A never ran it");
                 assertEquals(1, events(zero, "REPLAYED", key, "store"), t.name + ": Z's call replayed from the store");
                 assertEquals(List.of("B " + record.fencingToken()), ledger(key), t.name + ": one execution, B's");
                 figures.add(String.format(Locale.ROOT, "%s replay: ttl %s; A's clock %d s past the record's expiry;"
-                                + " A's 2 calls and Z's replayed from the store; executions 1", t.name, TTL,
+                                + " A's first call and Z's replayed from the store, A's second from its copy;"
+                                + " executions 1", t.name, TTL,
                         (aheadClock - record.expiresAt().toEpochMilli()) / 1_000));
+            }
+        }
+
+        /**
+         * B, 5 minutes behind, replays Z's result from the store and then from its own cache, and stops replaying its
+         * copy once the record expired by the server's clock: B's next call after A ran the key again gets A's new
+         * result. (A, not Z, runs it again: A holds no copy of its own, so nothing but the store decides its call.)
+         */
+        void expired() throws Exception {
+            for (Target t : targets) {
+                call(zero, t, "e1", "expiring", "quick", SHORT_TTL);
+            }
+            List<String> keys = new ArrayList<>();
+            List<Long> expiries = new ArrayList<>();
+            for (Target t : targets) {
+                String key = started(zero, t, "e1")[0];
+                String first = result(zero, t, "e1");
+                keys.add(key);
+                expiries.add(t.store.get(key).orElseThrow().expiresAt().toEpochMilli());
+                call(behind, t, "e2", "expiring", "quick", SHORT_TTL);
+                assertEquals(first, result(behind, t, "e2"), t.name + ": B replays Z's result");
+                call(behind, t, "e3", "expiring", "quick", SHORT_TTL);
+                assertEquals(first, result(behind, t, "e3"), t.name + ": B replays Z's result again");
+                assertEquals(1, events(behind, "REPLAYED", key, "store"), t.name + ": B's first replay read the store");
+                assertEquals(1, events(behind, "REPLAYED", key, "local"), t.name + ": B's second replay is its own"
+                        + " copy; " + behind);
+            }
+            for (int i = 0; i < targets.size(); i++) {
+                Target t = targets.get(i);
+                String key = keys.get(i);
+                long expiresAt = expiries.get(i);
+                awaitServerTime(t, expiresAt + 1);
+                long behindClock = t.serverNow.getAsLong() + BEHIND.toMillis();
+                assertTrue(behindClock < expiresAt, "B's clock is still before the record's expiry");
+                call(ahead, t, "e4", "expiring", "quick", SHORT_TTL);
+                String second = result(ahead, t, "e4");
+                assertNotEquals(result(zero, t, "e1"), second, t.name + ": A ran the expired key again");
+                call(behind, t, "e5", "expiring", "quick", SHORT_TTL);
+                assertEquals(second, result(behind, t, "e5"), t.name + ": B's copy ended with the record by the"
+                        + " server's clock, so B replays A's new result, not its old copy; " + behind);
+                assertEquals(2, events(behind, "REPLAYED", key, "store"), t.name + ": B read the store again");
+                assertEquals(1, events(behind, "REPLAYED", key, "local"), t.name + ": B's old copy was not replayed"
+                        + " after the expiry; " + behind);
+                List<String> rows = ledger(key);
+                assertEquals(2, rows.size(), t.name + ": Z's execution and A's: " + rows);
+                assertTrue(rows.get(0).startsWith("Z ") && rows.get(1).startsWith("A "), t.name + ": " + rows);
+                figures.add(String.format(Locale.ROOT, "%s expired: ttl %s; B's local copy ended with the record by"
+                                + " the server's clock, %d s before B's clock reached the record's expiresAt;"
+                                + " executions 2 (Z's, then A's after the expiry)", t.name, SHORT_TTL,
+                        (expiresAt - behindClock) / 1_000));
             }
         }
 
@@ -456,7 +519,13 @@ class ClockSkewTest {
         /** Calls {@code key} (one per store) on the target's store. */
         private static void call(ClockSkewJvm worker, Target t, String call, String key, String body)
                 throws Exception {
-            worker.send("CALL " + id(t, call) + " " + t.name + " " + key + "-" + t.name + " " + TTL + " " + body);
+            call(worker, t, call, key, body, TTL);
+        }
+
+        /** Calls {@code key} (one per store) on the target's store, with that ttl. */
+        private static void call(ClockSkewJvm worker, Target t, String call, String key, String body, String ttl)
+                throws Exception {
+            worker.send("CALL " + id(t, call) + " " + t.name + " " + key + "-" + t.name + " " + ttl + " " + body);
         }
 
         /** {@code [full key, token]} of the execution started by call {@code id}. */

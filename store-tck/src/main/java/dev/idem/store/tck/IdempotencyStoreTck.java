@@ -602,6 +602,47 @@ public abstract class IdempotencyStoreTck {
     // ---------------------------------------------------------------------------------------------------------------
     // The store's own time
 
+    /**
+     * A claim's answer may report the store's time (engines translate the record's instants into their own clock
+     * with it); when it does, that is the time the store keeps, as moved here, not the JVM's clock. Covers a fresh
+     * claim, a losing one, a takeover and a supersede.
+     */
+    @Test
+    void aClaimReportsTheStoresTimeIfAny() {
+        String key = key("store-time");
+        time.advance(Duration.ofHours(1)); // away from the JVM's clocks, for a store that keeps its own time
+        Instant before = time.now();
+        long token = assertInstanceOf(ClaimOutcome.Acquired.class, assertReportsTheStoresTime("a fresh claim",
+                before, claim(key, "a")), "a claim of an absent key").fencingToken();
+
+        time.advance(Duration.ofSeconds(5));
+        existing(assertReportsTheStoresTime("a losing claim", time.now(), claim(key, "b")), "a claim while the lease"
+                + " holds");
+
+        advancePast(stored(key).leaseUntil());
+        ClaimOutcome takeover = assertReportsTheStoresTime("a takeover", time.now(), claim(key, "b"));
+        token = assertInstanceOf(ClaimOutcome.Acquired.class, takeover, "a claim once the lease passed")
+                .fencingToken();
+
+        assertTrue(store.complete(key, token, new byte[] {1}, TTL));
+        time.advance(Duration.ofSeconds(5));
+        existing(assertReportsTheStoresTime("a claim of a completed key", time.now(), claim(key, "c")),
+                "a claim of a completed key");
+        Duration window = Duration.ofSeconds(10);
+        advancePast(stored(key).startedAt().plus(window));
+        assertInstanceOf(ClaimOutcome.Acquired.class, assertReportsTheStoresTime("a supersede", time.now(),
+                claimVia(store, key, "b", window)), "a claim once the window passed");
+    }
+
+    /** Asserts the answer's store time, if any, is the store's time since {@code before}; returns the answer. */
+    private ClaimOutcome assertReportsTheStoresTime(String claim, Instant before, ClaimOutcome answer) {
+        Instant after = time.now();
+        if (answer.storeTime() != null) {
+            assertStamped("the store's time reported by " + claim, before, answer.storeTime(), after);
+        }
+        return answer;
+    }
+
     @Test
     void aJvmClockRunningAheadNeitherStampsRecordsNorEndsLeasesOrRecords() {
         assumeTheStoreKeepsItsOwnTime();

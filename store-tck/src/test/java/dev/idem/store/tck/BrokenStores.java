@@ -380,6 +380,18 @@ final class BrokenStores {
         }
     }
 
+    /** Keeps its server's time but reports the JVM's clock as its time in a claim's answer. */
+    static final class ReportsTheJvmClockAsItsTime extends ReferenceStore {
+        ReportsTheJvmClockAsItsTime(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected Instant reportedTime(Instant now) {
+            return injectedClock.instant();
+        }
+    }
+
     /** Compares keys case-insensitively, as a {@code _ci} collation does. */
     static final class FoldsTheCaseOfKeys extends ReferenceStore {
         FoldsTheCaseOfKeys(Backend backend, Clock clock) {

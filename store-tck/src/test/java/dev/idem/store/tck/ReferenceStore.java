@@ -113,6 +113,11 @@ class ReferenceStore implements IdempotencyStore {
         return live;
     }
 
+    /** The store's time a claim's answer reports ({@link ClaimOutcome#storeTime()}): its now. */
+    protected Instant reportedTime(Instant now) {
+        return now;
+    }
+
     /** The array kept for a result or failure the caller gave. */
     protected byte[] kept(byte[] given) {
         return given.clone();
@@ -167,12 +172,12 @@ class ReferenceStore implements IdempotencyStore {
         Instant now = now();
         IdempotencyRecord live = live(key, now);
         if (live != null && !claimable(live, now, request.window())) {
-            return new ClaimOutcome.Existing(asReportedToALoser(live, now));
+            return new ClaimOutcome.Existing(asReportedToALoser(live, now), reportedTime(now));
         }
         beforeWrite();
         long token = nextToken(key);
         backend.records.put(key, claimedOver(live, request, token, now));
-        return new ClaimOutcome.Acquired(token, live);
+        return new ClaimOutcome.Acquired(token, live, reportedTime(now));
     }
 
     @Override

@@ -62,6 +62,8 @@ enum StoreVariant {
     READS_THE_JVM_CLOCK(SERVER_CLOCK, BrokenStores.ReadsTheJvmClock::new,
             "aJvmClockRunningAheadNeitherStampsRecordsNorEndsLeasesOrRecords",
             "aJvmClockRunningBehindKeepsNoLeaseOrRecordAlive"),
+    REPORTS_THE_JVM_CLOCK_AS_ITS_TIME(SERVER_CLOCK, BrokenStores.ReportsTheJvmClockAsItsTime::new,
+            "aClaimReportsTheStoresTimeIfAny"),
     FOLDS_THE_CASE_OF_KEYS(INJECTED_CLOCK, BrokenStores.FoldsTheCaseOfKeys::new,
             "keysThatDifferOnlyInCaseAreDifferentKeys"),
     IGNORES_TRAILING_SPACES(INJECTED_CLOCK, BrokenStores.IgnoresTrailingSpaces::new,

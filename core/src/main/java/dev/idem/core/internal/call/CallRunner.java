@@ -292,7 +292,8 @@ public final class CallRunner implements AutoCloseable {
                 IdempotencyRecord replaced = acquired.replaced();
                 if (replaced != null) {
                     if (replaced.state() == RecordState.IN_PROGRESS) {
-                        startedAt = replaced.startedAt().toEpochMilli(); // the window counts from the first start
+                        // The window counts from the first start, on this engine's clock.
+                        startedAt = replaced.startedAt().toEpochMilli() + LocalResults.storeOffset(acquired, clock);
                     }
                     if (unreadable != null && replaced.state() == RecordState.COMPLETED) {
                         events.emit(IdempotencyEventType.RESULT_UNREADABLE, plan.operation, keyText,
@@ -316,7 +317,7 @@ public final class CallRunner implements AutoCloseable {
             switch (record.state()) {
                 case COMPLETED:
                     try {
-                        return replay(plan, key, keyText, payload, record);
+                        return replay(plan, key, keyText, payload, record, LocalResults.storeOffset(outcome, clock));
                     } catch (StoredResults.UnreadableResultException e) {
                         if (plan.policy.onUndecodable() != OnUndecodable.RUN_AGAIN) {
                             throw unreadable(plan, keyText, record, e);
@@ -353,13 +354,15 @@ public final class CallRunner implements AutoCloseable {
         }
     }
 
-    private Object replay(OperationPlan plan, CallKey key, String keyText, byte[] payload, IdempotencyRecord record)
-            throws StoredResults.UnreadableResultException {
+    /** Replays {@code record}, kept locally with its instants moved onto the engine's clock by {@code storeOffset}. */
+    private Object replay(OperationPlan plan, CallKey key, String keyText, byte[] payload, IdempotencyRecord record,
+                          long storeOffset) throws StoredResults.UnreadableResultException {
         Object stored = plan.codec.decode(record.result());
         Object value = plan.returnKind == ReturnKind.OPTIONAL ? Optional.ofNullable(stored)
                 : plan.returnKind == ReturnKind.VOID ? null : stored;
         local.put(key, new LocalResults.Entry(plan.id, value, payload,
-                plan.supersedeAt(record.startedAt().toEpochMilli()), record.expiresAt().toEpochMilli()));
+                plan.supersedeAt(record.startedAt().toEpochMilli() + storeOffset),
+                record.expiresAt().toEpochMilli() + storeOffset));
         events.emit(IdempotencyEventType.REPLAYED, plan.operation, keyText, record.fencingToken(), "from the store");
         return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(value) : value;
     }

@@ -5,8 +5,10 @@ import dev.idem.core.internal.plan.OperationPlan;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.idem.store.ClaimOutcome;
 
 import java.time.Clock;
+import java.time.Instant;
 
 /**
  * Completed results this engine has seen, so a replay costs a key derivation and one cache read, with no store
@@ -20,6 +22,10 @@ import java.time.Clock;
  * new plan must not be handed instances of the old class, and another operation sharing the scope decodes the
  * store's bytes with its own codec. When an operation is planned anew, the old plan's entries are dropped at once
  * ({@link #forgetPlan}), so a discarded class loader is not kept alive by results nobody can use.
+ *
+ * <p>Entries' times are on this engine's clock. A record's instants are on the store's clock (a database's or a
+ * server's now), so they are translated with {@link #storeOffset} before they bound an entry: an engine whose clock
+ * is behind the store's would otherwise replay its copy after the record expired in the store.
  */
 final class LocalResults {
     private static final int MAX_ENTRIES = 10_000;
@@ -52,6 +58,16 @@ final class LocalResults {
         // cache's upkeep to the common pool, waking one of its threads (an unpark, a context switch on a small
         // machine) far more often than the upkeep itself costs.
         this.entries = Caffeine.newBuilder().maximumSize(MAX_ENTRIES).executor(Runnable::run).build();
+    }
+
+    /**
+     * What to add to an instant of the store's clock to read it on {@code clock}: the engine's time when the claim's
+     * answer is handled minus the store's time when it answered, or 0 when the store did not report its time. Later
+     * than the true offset by at most the answer's way back, so an entry may outlive its record by that much.
+     */
+    static long storeOffset(ClaimOutcome answer, Clock clock) {
+        Instant storeTime = answer.storeTime();
+        return storeTime == null ? 0 : clock.millis() - storeTime.toEpochMilli();
     }
 
     /** The entry the plan {@code planId} stored for {@code key} if it still counts now: not expired, within its window. */

@@ -143,7 +143,8 @@ public final class TransactionalExecution {
             }
             if (claimed.get() instanceof ClaimOutcome.Existing) {
                 IdempotencyRecord existing = ((ClaimOutcome.Existing) claimed.get()).record();
-                return answer(plan, key, keyText, payload, payloadHex, existing, tx.joined());
+                return answer(plan, key, keyText, payload, payloadHex, existing,
+                        LocalResults.storeOffset(claimed.get(), clock), tx.joined());
             }
             ClaimOutcome.Acquired acquired = (ClaimOutcome.Acquired) claimed.get();
             long token = acquired.fencingToken();
@@ -153,7 +154,8 @@ public final class TransactionalExecution {
                         + " arrived after window = " + plan.policy.window() + "; it ran again");
             }
             long startedAt = replaced != null && replaced.state() == RecordState.IN_PROGRESS
-                    ? replaced.startedAt().toEpochMilli() : clock.millis();
+                    ? replaced.startedAt().toEpochMilli() + LocalResults.storeOffset(acquired, clock) // engine's clock
+                    : clock.millis();
             Object result;
             IdempotencyContext previous = ExecutionContext.enter(keyText, token, key);
             try {
@@ -211,9 +213,10 @@ public final class TransactionalExecution {
     /**
      * The claim met a record: replay it, or say why not. In a joined transaction the record may be this very
      * transaction's, not yet committed (the application called the key twice), so it is not published locally.
+     * {@code storeOffset} moves the record's instants onto the engine's clock ({@link LocalResults#storeOffset}).
      */
     private Object answer(OperationPlan plan, CallKey key, String keyText, byte[] payload, String payloadHex,
-                          IdempotencyRecord record, boolean joined) throws Throwable {
+                          IdempotencyRecord record, long storeOffset, boolean joined) throws Throwable {
         if (!record.payloadHash().equals(payloadHex)) {
             events.emit(IdempotencyEventType.CONFLICT, plan.operation, keyText, 0, "same key, other payload");
             throw new IdempotencyConflictException(plan.operation + ": key " + keyText + " was already used with"
@@ -235,7 +238,8 @@ public final class TransactionalExecution {
                 }
                 if (!joined) {
                     local.put(key, new LocalResults.Entry(plan.id, value, payload,
-                            plan.supersedeAt(record.startedAt().toEpochMilli()), record.expiresAt().toEpochMilli()));
+                            plan.supersedeAt(record.startedAt().toEpochMilli() + storeOffset),
+                            record.expiresAt().toEpochMilli() + storeOffset));
                 }
                 events.emit(IdempotencyEventType.REPLAYED, plan.operation, keyText, record.fencingToken(),
                         "from the store");

@@ -445,7 +445,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
         IdempotencyRecord live = row.liveAt(nowAt);
         if (live != null && !live.isClaimableAt(nowAt, Duration.ofMillis(window))) {
-            return Optional.of(new ClaimOutcome.Existing(live));
+            return Optional.of(new ClaimOutcome.Existing(live, nowAt));
         }
         boolean takeover = live != null && live.state() == RecordState.IN_PROGRESS;
         if (token == null) {
@@ -473,7 +473,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 return Optional.empty();
             }
         }
-        return Optional.of(new ClaimOutcome.Acquired(token, live));
+        return Optional.of(new ClaimOutcome.Acquired(token, live, nowAt));
     }
 
     /**
@@ -586,17 +586,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             IdempotencyRecord live = row.liveAt(nowAt);
             long updated = rs.getLong("updated");
             if (!rs.wasNull()) {
-                return Optional.of(new ClaimOutcome.Acquired(updated, live));
+                return Optional.of(new ClaimOutcome.Acquired(updated, live, nowAt));
             }
             if (readFirst) {
                 // Claimable as read, yet not updated: a concurrent write changed the row first.
                 return live == null || live.isClaimableAt(nowAt, Duration.ofMillis(window)) ? Optional.empty()
-                        : Optional.of(new ClaimOutcome.Existing(live));
+                        : Optional.of(new ClaimOutcome.Existing(live, nowAt));
             }
             if (live == null) {
                 throw new SQLException("the key's row is claimable but was not claimed");
             }
-            return Optional.of(new ClaimOutcome.Existing(live));
+            return Optional.of(new ClaimOutcome.Existing(live, nowAt));
         }
     }
 

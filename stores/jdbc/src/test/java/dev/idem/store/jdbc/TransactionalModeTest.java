@@ -8,8 +8,11 @@ import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
+import dev.idem.store.TransactionalClaims;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +24,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -33,6 +37,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -96,6 +101,41 @@ class TransactionalModeTest {
             ps.executeUpdate();
         }
         return "placed " + order;
+    }
+
+    /** The transactional claim reports the database's time (with the store's test offset) as the plain one does. */
+    @Test
+    void aTransactionalClaimReportsTheDatabasesTime() throws Exception {
+        long hour = Duration.ofHours(1).toMillis();
+        try (JdbcIdempotencyStore shifted = JdbcIdempotencyStore.builder(url).table(table).serverTimeOffset(() -> hour)
+                .build()) {
+            ClaimRequest request = new ClaimRequest("tx:time", "hash", "a", Duration.ofSeconds(30), Duration.ZERO);
+            try (TransactionalClaims.Transaction tx = shifted.transactionalClaims().joinOrBegin()) {
+                long token = assertInstanceOf(ClaimOutcome.Acquired.class, tx.claim(request, Duration.ZERO)
+                        .orElseThrow()).fencingToken();
+                assertTrue(tx.complete("tx:time", token, new byte[] {1}, Duration.ofMinutes(5)));
+                tx.commit();
+            }
+            long before = databaseMillis() + hour; // before the transaction: PostgreSQL's now() is its start
+            try (TransactionalClaims.Transaction tx = shifted.transactionalClaims().joinOrBegin()) {
+                ClaimOutcome lost = tx.claim(request, Duration.ZERO).orElseThrow();
+                long after = databaseMillis() + hour;
+                assertInstanceOf(ClaimOutcome.Existing.class, lost);
+                Instant storeTime = lost.storeTime();
+                assertTrue(storeTime != null && storeTime.toEpochMilli() >= before - 1
+                        && storeTime.toEpochMilli() <= after + 1, "the database's now plus the offset, between "
+                        + before + " and " + after + ": " + storeTime);
+            }
+        }
+    }
+
+    private long databaseMillis() throws SQLException {
+        try (Connection c = DriverManager.getConnection(url); PreparedStatement ps = c.prepareStatement(
+                "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     @Test

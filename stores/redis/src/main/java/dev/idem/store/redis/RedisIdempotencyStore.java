@@ -289,10 +289,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 number(request.lease().toMillis()), number(request.window().toMillis()),
                 offset(), TTL_MARGIN_MILLIS, COUNTER_MARGIN_MILLIS);
         long status = (Long) reply.get(0);
-        if (status == 0) {
-            return new ClaimOutcome.Existing(Objects.requireNonNull(record(reply, 2), "the claim lost to no record"));
+        if (status == 0) { // {0, now, record...}
+            return new ClaimOutcome.Existing(Objects.requireNonNull(record(reply, 2), "the claim lost to no record"),
+                    Instant.ofEpochMilli((Long) reply.get(1)));
         }
-        return new ClaimOutcome.Acquired((Long) reply.get(1), reply.size() > 2 ? record(reply, 2) : null);
+        if (reply.size() == 2) { // {1, token}: nothing replaced, so nothing of the store's time to translate
+            return new ClaimOutcome.Acquired((Long) reply.get(1), null);
+        }
+        return new ClaimOutcome.Acquired((Long) reply.get(1), record(reply, 3), // {1, token, now, replaced...}
+                Instant.ofEpochMilli((Long) reply.get(2)));
     }
 
     @Override

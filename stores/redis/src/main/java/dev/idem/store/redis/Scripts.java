@@ -61,7 +61,8 @@ final class Scripts {
     /**
      * ARGV: key, payload hash, owner, lease ms, window ms, offset ms, margin ms, counter margin ms. Returns
      * {@code {0, now, record...}} when the claim loses to the live record, {@code {1, token}} when acquired over
-     * nothing (absent or expired) and {@code {1, token, replaced record...}} for a takeover or supersede.
+     * nothing (absent or expired) and {@code {1, token, now, replaced record...}} for a takeover or supersede; now is
+     * the store's time (the server's plus the offset), which the caller needs only beside a record.
      *
      * <p>Lean for the common case, a key seen for the first time (five commands: TIME, HMGET, SET, HSET, PEXPIRE):
      * no helper closures, no DEL of a record that is not there, and the counter read and written by one
@@ -102,7 +103,7 @@ final class Scripts {
               't', string.format('%d', tok), 'st', string.format('%d', started),
               'lu', string.format('%d', now + lease))
             redis.call('PEXPIRE', KEYS[1], string.format('%d', lease + margin))
-            if live then return {1, tok, unpack(rec)} end
+            if live then return {1, tok, now, unpack(rec)} end
             return {1, tok}
             """);
 
