@@ -118,7 +118,8 @@ public final class JdbcReport {
         line.accept("- `baselineFresh`, the issue's baseline: the least a fresh call can do with the same row, a bare"
                 + " `INSERT ... ON CONFLICT DO NOTHING` and an `UPDATE` of that row.");
         line.accept("- `idemReplayFromStore`: a completed key this JVM does not hold (the engine's clock runs two hours"
-                + " ahead of the database's, which the store keeps, so the results the engine holds never count): one"
+                + " ahead of the database's, which the store keeps, and the engine sees the store without the time its"
+                + " claims report (`StoreWithoutItsTime`), so the results the engine holds never count): one"
                 + " claim statement that reads the row and answers with the stored record.");
         line.accept("- `baselineReplay`: a bare `SELECT` of the row by its key hash, the least any replay can do.");
         line.accept("- `idemReplayHeld`: a completed key this JVM holds: no statement.");

@@ -5,6 +5,7 @@ import dev.idem.core.Idem;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.WeavingCheck;
+import dev.idem.store.IdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;
@@ -36,8 +37,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * bare {@code GET}; and a replay of a result this JVM holds (no round trip). Throughput, so the thread count
  * ({@code -t}) adds load.
  *
- * <p>A replay that goes to Redis on every call: the replaying engine's clock runs a day ahead, so the results it keeps
- * in memory (stamped with Redis's expiry) are always stale to it and each call reads the record again, as a process
+ * <p>A replay that goes to Redis on every call: the replaying engine's clock runs a day ahead and it sees the store
+ * {@linkplain StoreWithoutItsTime without its time}, so the results it keeps in memory (stamped with Redis's expiry,
+ * untranslated) are always stale to it and each call reads the record again, as a process
  * that did not compute the result does; Redis, whose clock decides, still holds the record.
  */
 @BenchmarkMode(Mode.Throughput)
@@ -94,9 +96,16 @@ public class RedisBenchmarks {
             commands.set(replayedBareKey, VALUE, SetArgs.Builder.px(Duration.ofHours(1)));
         }
 
-        /** An engine whose default store is a new redis store on the client, with {@code clock} as its clock. */
+        /**
+         * An engine whose default store is a new redis store on the client, with {@code clock} as its clock; a clock
+         * other than the JVM's sees the store {@linkplain StoreWithoutItsTime without its time}, so that the
+         * results it keeps count by that clock.
+         */
         IdemEngine install(Clock clock) {
-            RedisIdempotencyStore store = RedisIdempotencyStore.builder(client).build();
+            IdempotencyStore store = RedisIdempotencyStore.builder(client).build();
+            if (!clock.equals(Clock.systemUTC())) {
+                store = new StoreWithoutItsTime(store);
+            }
             IdemEngine next = IdemEngine.create(IdemSettings.custom().namespace("bench").defaultCodec("java")
                     .store("redis", store).defaultStore("redis").clock(clock).build());
             IdemEngine previous = Idem.install(next);
