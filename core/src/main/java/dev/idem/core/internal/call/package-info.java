@@ -6,8 +6,6 @@
  * abandoned claims, the store-transaction path, the context an execution runs in and the events it reports. Not API.
  *
  * <p>May depend on {@code internal.plan} (what to do for a method), {@code internal.key} (which call this is),
- * {@code internal.codec} (its result as bytes) and {@code internal.retry}; none of those depends on it, except
- * {@code OperationPlanner}'s use of {@code TransactionalExecution.requireSupported}, a planning check that belongs
- * in {@code internal.plan}.
+ * {@code internal.codec} (its result as bytes) and {@code internal.retry}; none of those depends on it.
  */
 package dev.idem.core.internal.call;

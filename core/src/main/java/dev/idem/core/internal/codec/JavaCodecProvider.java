@@ -4,7 +4,6 @@ import dev.idem.codec.ResultCodec;
 import dev.idem.codec.ResultCodecProvider;
 import dev.idem.codec.UnsupportedResultTypeException;
 import dev.idem.core.internal.key.ValueKind;
-import dev.idem.core.internal.plan.OperationPlanner;
 
 import java.io.Serializable;
 import java.lang.reflect.Field;
@@ -44,7 +43,7 @@ public final class JavaCodecProvider implements ResultCodecProvider {
     @Override
     public ResultCodec forType(Type type, ClassLoader loader) throws UnsupportedResultTypeException {
         requireSerializable(type);
-        return new JavaSerializationCodec(OperationPlanner.rawType(type), DecodeAllowList.forType(type), loader);
+        return new JavaSerializationCodec(DeclaredTypes.raw(type), DecodeAllowList.forType(type), loader);
     }
 
     /** Walks the declared type as decoding will meet it, and names the first class that cannot be serialized. */

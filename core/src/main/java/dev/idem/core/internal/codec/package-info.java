@@ -6,8 +6,7 @@
  * belong to the execution that met them ({@link dev.idem.core.internal.codec.PersonalFailures}). Not API.
  *
  * <p>May depend on the public API and the codec SPI ({@code dev.idem.codec}) and on {@code internal.key} (for
- * {@code ValueKind}'s notion of a JDK type); it knows nothing of {@code internal.call}. One use of {@code
- * internal.plan} remains ({@code OperationPlanner.rawType} in {@code JavaCodecProvider}), a type helper that
- * belongs here or in {@code internal.key}.
+ * {@code ValueKind}'s notion of a JDK type); it knows nothing of {@code internal.plan} or
+ * {@code internal.call}.
  */
 package dev.idem.core.internal.codec;

@@ -8,8 +8,8 @@ import dev.idem.codec.ResultCodecProvider;
 import dev.idem.codec.UnsupportedResultTypeException;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
-import dev.idem.core.internal.call.TransactionalExecution;
 import dev.idem.core.internal.codec.Codecs;
+import dev.idem.core.internal.codec.DeclaredTypes;
 import dev.idem.core.internal.codec.FailureCodec;
 import dev.idem.core.internal.codec.StoredResults;
 import dev.idem.core.internal.key.Canonicalizers;
@@ -115,7 +115,7 @@ public final class OperationPlanner {
                 namespace, scope, key,
                 payload, kind, results(operation, policy, stored, loader),
                 new FailureCodec(operation, failureTypes, loader), canonicalizers);
-        TransactionalExecution.requireSupported(plan, storeName(policy));
+        StoreTransactionCheck.requireSupported(plan, storeName(policy));
         claimScope(scopeName, plan, stored, method.getDeclaringClass());
         return plan;
     }
@@ -139,7 +139,7 @@ public final class OperationPlanner {
                     + " a programmatic operation builds its scope itself");
         }
         requireKeysFit(operation, policy.scope());
-        Class<?> raw = rawType(resultType);
+        Class<?> raw = DeclaredTypes.raw(resultType);
         ReturnKind kind = returnKind(operation, raw);
         Type stored = kind.storedType(resultType);
         requireStorable(operation, stored);
@@ -150,7 +150,7 @@ public final class OperationPlanner {
                 ScopeTemplate.parse(policy.scope(), p -> null), values, values, kind,
                 results(operation, policy, stored, loader),
                 new FailureCodec(operation, new ArrayList<>(policy.noRetryFor()), loader), canonicalizers);
-        TransactionalExecution.requireSupported(plan, storeName(policy));
+        StoreTransactionCheck.requireSupported(plan, storeName(policy));
         claimScope(policy.scope(), plan, stored, null);
         return plan;
     }
@@ -292,7 +292,7 @@ public final class OperationPlanner {
 
     /** What the codec cannot judge: a type that is consumed once can never be replayed, whatever stores it. */
     private static void requireStorable(String operation, Type stored) {
-        Class<?> raw = rawType(stored);
+        Class<?> raw = DeclaredTypes.raw(stored);
         String why = ReturnKind.whyNotReplayable(raw);
         if (why != null) {
             throw new IdempotencyConfigurationException(operation + ": its result type " + raw.getName()
@@ -379,15 +379,5 @@ public final class OperationPlanner {
             }
         }
         return -1;
-    }
-
-    public static Class<?> rawType(Type type) {
-        if (type instanceof Class) {
-            return (Class<?>) type;
-        }
-        if (type instanceof ParameterizedType) {
-            return (Class<?>) ((ParameterizedType) type).getRawType();
-        }
-        return Object.class;
     }
 }

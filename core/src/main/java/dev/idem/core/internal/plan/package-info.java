@@ -8,7 +8,6 @@
  * parsed. Not API.
  *
  * <p>May depend on {@code internal.key} and {@code internal.codec}, never on {@code internal.call}, which runs the
- * plans (one exception remains: the store-transaction check {@code TransactionalExecution.requireSupported}), nor
- * on {@code dev.idem.core.internal} itself, which wires the engine together.
+ * plans, nor on {@code dev.idem.core.internal} itself, which wires the engine together.
  */
 package dev.idem.core.internal.plan;
