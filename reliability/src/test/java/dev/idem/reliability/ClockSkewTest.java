@@ -154,9 +154,9 @@ class ClockSkewTest {
         private final long began = System.nanoTime();
         private long lapStart = began;
         List<Target> targets;
-        ClockSkewJvm behind;
-        ClockSkewJvm zero;
-        ClockSkewJvm ahead;
+        WorkerJvm behind;
+        WorkerJvm zero;
+        WorkerJvm ahead;
 
         /** Starts the three workers; {@link #all} waits until they are ready. */
         Run(String pg, String ledger, List<String> storeArgs) throws Exception {
@@ -175,8 +175,9 @@ class ClockSkewTest {
 
         void all(List<Target> targets) throws Exception {
             this.targets = targets;
-            for (ClockSkewJvm w : List.of(behind, zero, ahead)) {
-                w.await("READY", Duration.ofSeconds(150)); // three JVMs booting on a busy 2-core machine took 64 s
+            for (WorkerJvm w : List.of(behind, zero, ahead)) {
+                // three JVMs booting on a busy 2-core machine took 64 s
+                w.awaitPrefix("READY", Duration.ofSeconds(150));
             }
             lap("workers ready");
             replay();
@@ -200,7 +201,7 @@ class ClockSkewTest {
 
         @Override
         public void close() {
-            for (ClockSkewJvm w : new ClockSkewJvm[] {behind, zero, ahead}) {
+            for (WorkerJvm w : new WorkerJvm[] {behind, zero, ahead}) {
                 if (w != null) {
                     w.close();
                 }
@@ -213,11 +214,11 @@ class ClockSkewTest {
             lapStart = now;
         }
 
-        private ClockSkewJvm start(String name, Duration skew) throws Exception {
-            List<String> args = new ArrayList<>(List.of("skewMillis=" + skew.toMillis(), "pg=" + pg,
+        private WorkerJvm start(String name, Duration skew) throws Exception {
+            List<String> args = new ArrayList<>(List.of("name=" + name, "skewMillis=" + skew.toMillis(), "pg=" + pg,
                     "ledger=" + ledger, "scope=" + scope, "lease=" + LEASE_MS));
             args.addAll(storeArgs);
-            return ClockSkewJvm.start(name, args.toArray(String[]::new));
+            return WorkerJvm.start(name, ClockSkewWorker.class, args.toArray(String[]::new));
         }
 
         /** A completed result replays everywhere for its ttl by the server's clock, whatever each JVM's clock says. */
@@ -325,7 +326,7 @@ class ClockSkewTest {
                 String key = keys.get(i);
                 awaitServerTime(t, threeLeases.get(i));
                 // Claims made from now on come three leases after the start: they lose only to a renewed lease.
-                for (ClockSkewJvm w : List.of(ahead, zero)) {
+                for (WorkerJvm w : List.of(ahead, zero)) {
                     assertEquals(0, claims(w, w == ahead ? aheadFrom : zeroFrom, key, "ACQUIRED"), t.name + ": "
                             + w.name + " took over a live owner's claim; " + w);
                     String late = w.await(l -> l.startsWith("CLAIM " + key + " "), w.mark(), WAIT, t.name
@@ -352,7 +353,7 @@ class ClockSkewTest {
                 assertEquals(token, record.fencingToken(), t.name + ": completed under B's claim, never taken over");
                 long ranFor = record.completedAt().toEpochMilli() - record.startedAt().toEpochMilli();
                 assertTrue(ranFor >= 3 * LEASE_MS, t.name + ": ran " + ranFor + " ms by the server's clock");
-                for (ClockSkewJvm w : List.of(behind, zero, ahead)) {
+                for (WorkerJvm w : List.of(behind, zero, ahead)) {
                     assertEquals(0, events(w, "TAKEOVER", key, "-"), t.name + ": " + w.name + " took nothing over");
                 }
                 assertEquals(List.of("B " + token), ledger(key), t.name + ": one execution, B's");
@@ -396,7 +397,7 @@ class ClockSkewTest {
                 String byB = result(behind, t, "k3");
                 assertEquals(byA, byB, t.name + ": both callers got the one takeover's result");
                 List<String> acquired = new ArrayList<>();
-                for (ClockSkewJvm w : List.of(ahead, behind)) {
+                for (WorkerJvm w : List.of(ahead, behind)) {
                     List<String> all = w.lines();
                     for (String line : all.subList(w == ahead ? aheadFrom : behindFrom, all.size())) {
                         if (line.startsWith("CLAIM " + key + " ACQUIRED ")) {
@@ -517,24 +518,24 @@ class ClockSkewTest {
         }
 
         /** Calls {@code key} (one per store) on the target's store. */
-        private static void call(ClockSkewJvm worker, Target t, String call, String key, String body)
+        private static void call(WorkerJvm worker, Target t, String call, String key, String body)
                 throws Exception {
             call(worker, t, call, key, body, TTL);
         }
 
         /** Calls {@code key} (one per store) on the target's store, with that ttl. */
-        private static void call(ClockSkewJvm worker, Target t, String call, String key, String body, String ttl)
+        private static void call(WorkerJvm worker, Target t, String call, String key, String body, String ttl)
                 throws Exception {
             worker.send("CALL " + id(t, call) + " " + t.name + " " + key + "-" + t.name + " " + ttl + " " + body);
         }
 
         /** {@code [full key, token]} of the execution started by call {@code id}. */
-        private static String[] started(ClockSkewJvm worker, Target t, String call) throws InterruptedException {
-            String[] p = worker.await("STARTED " + id(t, call) + " ", WAIT).split(" ");
+        private static String[] started(WorkerJvm worker, Target t, String call) throws InterruptedException {
+            String[] p = worker.awaitPrefix("STARTED " + id(t, call) + " ", WAIT).split(" ");
             return new String[] {p[2], p[3]};
         }
 
-        private static String result(ClockSkewJvm worker, Target t, String call) throws InterruptedException {
+        private static String result(WorkerJvm worker, Target t, String call) throws InterruptedException {
             String id = id(t, call);
             String line = worker.await(l -> l.startsWith("RESULT " + id + " ") || l.startsWith("ERROR " + id + " "),
                     0, WAIT, "result of " + id);
@@ -542,12 +543,12 @@ class ClockSkewTest {
             return line.substring(("RESULT " + id + " ").length());
         }
 
-        private static long events(ClockSkewJvm worker, String type, String key, String where) {
+        private static long events(WorkerJvm worker, String type, String key, String where) {
             String line = "EVENT " + type + " " + key + " ";
             return worker.lines().stream().filter(l -> l.startsWith(line) && l.endsWith(" " + where)).count();
         }
 
-        private static long claims(ClockSkewJvm worker, int from, String key, String outcome) {
+        private static long claims(WorkerJvm worker, int from, String key, String outcome) {
             List<String> all = worker.lines();
             return all.subList(from, all.size()).stream()
                     .filter(l -> l.startsWith("CLAIM " + key + " " + outcome + " ")).count();

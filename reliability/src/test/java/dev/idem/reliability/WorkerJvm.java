@@ -12,18 +12,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * A main class of the test's own class path in a JVM of its own. Its standard output is collected line by line on a
  * thread of its own, so the test waits for a line with a deadline; its standard error goes to a file under
- * {@code idem.test.dir} that failures name.
+ * {@code idem.test.dir} that failures name. Every wait has a deadline; the process can be stopped and continued
+ * ({@link #freeze()}, {@link #thaw()}), killed, or told to exit.
  */
 final class WorkerJvm implements AutoCloseable {
+    /** Names the reader thread, the stderr file and failure messages. */
+    final String name;
     private final Process process;
     private final Path errors;
     private final List<String> lines = new CopyOnWriteArrayList<>();
 
-    private WorkerJvm(Process process, Path errors) {
+    private WorkerJvm(String name, Process process, Path errors) {
+        this.name = name;
         this.process = process;
         this.errors = errors;
         Thread reader = new Thread(() -> {
@@ -38,20 +43,28 @@ final class WorkerJvm implements AutoCloseable {
             } catch (IOException ended) {
                 // the process was killed under the reader
             }
-        }, "worker-output");
+        }, "worker-output-" + name);
         reader.setDaemon(true);
         reader.start();
     }
 
     static WorkerJvm start(Class<?> main, String... args) throws IOException {
+        return start(main.getSimpleName(), main, args);
+    }
+
+    /**
+     * Starts {@code main} with {@code args}; {@code name} names the reader thread, the stderr file and failures. The
+     * 512 KiB thread stacks are what {@link ClockSkewWorker} (the deepest of the workers) was given; the others fit.
+     */
+    static WorkerJvm start(String name, Class<?> main, String... args) throws IOException {
         Path dir = Path.of(System.getProperty("idem.test.dir", "target"), "workers").toAbsolutePath();
         Files.createDirectories(dir);
-        Path errors = Files.createTempFile(dir, main.getSimpleName() + "-", ".err");
+        Path errors = Files.createTempFile(dir, main.getSimpleName() + "-" + name + "-", ".err");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx128m", "-Xss256k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                .toString(), "-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
-        return new WorkerJvm(new ProcessBuilder(command).redirectError(errors.toFile()).start(), errors);
+        return new WorkerJvm(name, new ProcessBuilder(command).redirectError(errors.toFile()).start(), errors);
     }
 
     /** Waits until the worker has printed {@code line}; fails at the timeout or when its output ends first. */
@@ -61,7 +74,7 @@ final class WorkerJvm implements AutoCloseable {
             while (!lines.contains(line)) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || !process.isAlive() && !lines.contains(line)) {
-                    throw new AssertionError("no " + line + " from the worker within " + timeout + "; " + this);
+                    throw new AssertionError(name + ": no " + line + " within " + timeout + "; " + this);
                 }
                 TimeUnit.NANOSECONDS.timedWait(lines, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
             }
@@ -80,10 +93,53 @@ final class WorkerJvm implements AutoCloseable {
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || !process.isAlive()) {
-                    throw new AssertionError("no " + prefix + "... from the worker within " + timeout + "; " + this);
+                    throw new AssertionError(name + ": no " + prefix + "... within " + timeout + "; " + this);
                 }
                 TimeUnit.NANOSECONDS.timedWait(lines, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
             }
+        }
+    }
+
+    /** {@return the first line (from index {@code from} on) that matches, waiting for it until {@code timeout}} */
+    String await(Predicate<String> matching, int from, Duration timeout, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (lines) {
+            int seen = from;
+            while (true) {
+                for (; seen < lines.size(); seen++) {
+                    if (matching.test(lines.get(seen))) {
+                        return lines.get(seen);
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !process.isAlive() && seen == lines.size()) {
+                    throw new AssertionError(name + ": no " + what + " within " + timeout + "; " + this);
+                }
+                TimeUnit.NANOSECONDS.timedWait(lines, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+            }
+        }
+    }
+
+    /** {@return how many lines so far: where a later {@link #await(Predicate, int, Duration, String)} starts} */
+    int mark() {
+        return lines.size();
+    }
+
+    /** SIGSTOP: the whole JVM stands still (as in a long GC pause or a frozen VM), heartbeat included. */
+    void freeze() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    /** SIGCONT after {@link #freeze()}. */
+    void thaw() throws IOException, InterruptedException {
+        signal("-CONT");
+    }
+
+    private void signal(String which) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", which, Long.toString(process.pid())).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill " + which + " " + process.pid() + " (" + name + ") failed");
         }
     }
 
@@ -95,7 +151,7 @@ final class WorkerJvm implements AutoCloseable {
     /** Kills the worker with SIGKILL ({@link Process#destroyForcibly()}) and waits (at most 30 s) until it is gone. */
     void kill() throws InterruptedException {
         if (!process.destroyForcibly().waitFor(30, TimeUnit.SECONDS)) {
-            throw new AssertionError("the worker outlived SIGKILL for 30 s; " + this);
+            throw new AssertionError(name + " outlived SIGKILL for 30 s; " + this);
         }
     }
 
@@ -114,14 +170,25 @@ final class WorkerJvm implements AutoCloseable {
     List<String> finish(Duration timeout) throws InterruptedException {
         await("DONE", timeout);
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) || process.exitValue() != 0) {
-            throw new AssertionError("the worker did not exit cleanly; " + this);
+            throw new AssertionError(name + " did not exit cleanly; " + this);
         }
         return List.copyOf(lines);
+    }
+
+    /** Sends {@code EXIT} and waits for {@code DONE} and a clean exit, as {@link #finish}. */
+    void exit(Duration timeout) throws IOException, InterruptedException {
+        send("EXIT");
+        finish(timeout);
     }
 
     @Override
     public void close() {
         if (process.isAlive()) {
+            try {
+                signal("-CONT"); // a stopped JVM heeds only SIGKILL; continue it so nothing is left stopped
+            } catch (IOException | InterruptedException | IllegalStateException ignored) {
+                // killed below either way
+            }
             try {
                 process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
