@@ -59,7 +59,8 @@ final class WorkerJvm implements AutoCloseable {
     static WorkerJvm start(String name, Class<?> main, String... args) throws IOException {
         Path dir = Path.of(System.getProperty("idem.test.dir", "target"), "workers").toAbsolutePath();
         Files.createDirectories(dir);
-        Path errors = Files.createTempFile(dir, main.getSimpleName() + "-" + name + "-", ".err");
+        String prefix = name.equals(main.getSimpleName()) ? name : main.getSimpleName() + "-" + name;
+        Path errors = Files.createTempFile(dir, prefix + "-", ".err");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), main.getName()));
