@@ -1,10 +1,9 @@
 package dev.idem.core.internal.call;
 
-import dev.idem.core.internal.key.CallKey;
-import dev.idem.core.internal.plan.OperationPlan;
-
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.idem.core.internal.key.CallKey;
+import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.store.ClaimOutcome;
 
 import java.time.Clock;
