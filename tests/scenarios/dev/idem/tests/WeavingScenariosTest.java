@@ -11,8 +11,10 @@ import dev.idem.core.InMemoryIdempotencyStore;
 import dev.idem.core.WeavingCheck;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
+import dev.idem.store.ForwardingIdempotencyStore;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
 import dev.idem.store.tck.MutableClock;
 import org.junit.jupiter.api.AfterEach;
@@ -242,11 +244,13 @@ class WeavingScenariosTest {
     }
 
     /** A real store that counts, per key, the claims it answered with a record still in progress. */
-    static final class ClaimWatchingStore implements IdempotencyStore {
+    static final class ClaimWatchingStore extends ForwardingIdempotencyStore {
+        /** The real store, which the test also drives directly as another process would. */
         final IdempotencyStore delegate;
         private final Map<String, AtomicInteger> inProgress = new ConcurrentHashMap<>();
 
         ClaimWatchingStore(IdempotencyStore delegate) {
+            super(delegate);
             this.delegate = delegate;
         }
 
@@ -272,7 +276,7 @@ class WeavingScenariosTest {
 
         @Override
         public ClaimOutcome claim(ClaimRequest request) {
-            ClaimOutcome outcome = delegate.claim(request);
+            ClaimOutcome outcome = super.claim(request);
             if (outcome instanceof ClaimOutcome.Existing
                     && ((ClaimOutcome.Existing) outcome).record().state() == RecordState.IN_PROGRESS) {
                 inProgress.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
@@ -283,34 +287,10 @@ class WeavingScenariosTest {
             return outcome;
         }
 
+        /** None: a waiting caller claims again, and each of those claims is what the scenarios count. */
         @Override
-        public boolean complete(String key, long token, byte[] result, Duration ttl) {
-            return delegate.complete(key, token, result, ttl);
-        }
-
-        @Override
-        public boolean fail(String key, long token, byte[] failure, Duration failureTtl) {
-            return delegate.fail(key, token, failure, failureTtl);
-        }
-
-        @Override
-        public boolean release(String key, long token) {
-            return delegate.release(key, token);
-        }
-
-        @Override
-        public boolean renew(String key, long token, Duration lease) {
-            return delegate.renew(key, token, lease);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> get(String key) {
-            return delegate.get(key);
-        }
-
-        @Override
-        public void delete(String key) {
-            delegate.delete(key);
+        public Optional<KeyWatch> watch(String key) {
+            return Optional.empty();
         }
 
         @Override

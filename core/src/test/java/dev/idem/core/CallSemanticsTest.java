@@ -727,14 +727,13 @@ class CallSemanticsTest {
     }
 
     /** A real in-memory store behind a switch that makes it fail like an unreachable server. */
-    static final class BreakableStore implements IdempotencyStore {
-        final IdempotencyStore delegate;
+    static final class BreakableStore extends DelegatingStore {
         volatile boolean down;
         volatile boolean failWritesAfterClaim;
         final AtomicInteger failedCompletions = new AtomicInteger();
 
         BreakableStore(IdempotencyStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         private void check() {
@@ -746,7 +745,7 @@ class CallSemanticsTest {
         @Override
         public ClaimOutcome claim(ClaimRequest request) {
             check();
-            return delegate.claim(request);
+            return super.claim(request);
         }
 
         @Override
@@ -756,37 +755,37 @@ class CallSemanticsTest {
                 failedCompletions.incrementAndGet();
                 throw new IdempotencyStoreException("connection reset (simulated outage)");
             }
-            return delegate.complete(key, token, result, ttl);
+            return super.complete(key, token, result, ttl);
         }
 
         @Override
         public boolean fail(String key, long token, byte[] failure, Duration failureTtl) {
             check();
-            return delegate.fail(key, token, failure, failureTtl);
+            return super.fail(key, token, failure, failureTtl);
         }
 
         @Override
         public boolean release(String key, long token) {
             check();
-            return delegate.release(key, token);
+            return super.release(key, token);
         }
 
         @Override
         public boolean renew(String key, long token, Duration lease) {
             check();
-            return delegate.renew(key, token, lease);
+            return super.renew(key, token, lease);
         }
 
         @Override
         public Optional<IdempotencyRecord> get(String key) {
             check();
-            return delegate.get(key);
+            return super.get(key);
         }
 
         @Override
         public void delete(String key) {
             check();
-            delegate.delete(key);
+            super.delete(key);
         }
 
         @Override

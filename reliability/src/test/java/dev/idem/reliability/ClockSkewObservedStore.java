@@ -2,12 +2,10 @@ package dev.idem.reliability;
 
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
+import dev.idem.store.ForwardingIdempotencyStore;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
-import dev.idem.store.KeyWatch;
-import dev.idem.store.TransactionalClaims;
 
-import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -23,20 +21,19 @@ import java.util.function.Consumer;
  * the engine can start the heartbeat that would move it (another claim cannot move it either while the lease holds;
  * should the read find another token, the time is reported as {@code -1}, which the test refuses).
  */
-final class ClockSkewObservedStore implements IdempotencyStore {
-    private final IdempotencyStore store;
+final class ClockSkewObservedStore extends ForwardingIdempotencyStore {
     private final Consumer<String> report;
 
     ClockSkewObservedStore(IdempotencyStore store, Consumer<String> report) {
-        this.store = store;
+        super(store);
         this.report = report;
     }
 
     @Override
     public ClaimOutcome claim(ClaimRequest request) {
-        ClaimOutcome outcome = store.claim(request);
+        ClaimOutcome outcome = super.claim(request);
         if (outcome instanceof ClaimOutcome.Acquired acquired) {
-            Optional<IdempotencyRecord> written = store.get(request.key());
+            Optional<IdempotencyRecord> written = delegate().get(request.key());
             long claimedAt = written.isPresent() && written.get().fencingToken() == acquired.fencingToken()
                     ? written.get().leaseUntil().toEpochMilli() - request.lease().toMillis() : -1;
             IdempotencyRecord replaced = acquired.replaced();
@@ -49,50 +46,5 @@ final class ClockSkewObservedStore implements IdempotencyStore {
                     + live.leaseUntil().toEpochMilli());
         }
         return outcome;
-    }
-
-    @Override
-    public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
-        return store.complete(key, fencingToken, result, ttl);
-    }
-
-    @Override
-    public boolean fail(String key, long fencingToken, byte[] failure, Duration failureTtl) {
-        return store.fail(key, fencingToken, failure, failureTtl);
-    }
-
-    @Override
-    public boolean release(String key, long fencingToken) {
-        return store.release(key, fencingToken);
-    }
-
-    @Override
-    public boolean renew(String key, long fencingToken, Duration lease) {
-        return store.renew(key, fencingToken, lease);
-    }
-
-    @Override
-    public Optional<IdempotencyRecord> get(String key) {
-        return store.get(key);
-    }
-
-    @Override
-    public void delete(String key) {
-        store.delete(key);
-    }
-
-    @Override
-    public Optional<KeyWatch> watch(String key) {
-        return store.watch(key);
-    }
-
-    @Override
-    public TransactionalClaims transactionalClaims() {
-        return store.transactionalClaims();
-    }
-
-    @Override
-    public void close() {
-        store.close();
     }
 }
