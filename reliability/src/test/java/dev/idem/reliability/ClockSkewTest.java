@@ -5,6 +5,8 @@ import dev.idem.store.IdempotencyStore;
 import dev.idem.store.RecordState;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
+import dev.idem.store.tck.RedisServerProcess;
+import dev.idem.store.tck.TestPostgres;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -130,7 +132,7 @@ class ClockSkewTest {
     /** The test's own redis-server, or null (the Redis half is skipped, and says so) when none is on the PATH. */
     private static RedisServerProcess startRedisUnlessAbsent() throws Exception {
         try {
-            return RedisServerProcess.start();
+            return RedisServerProcess.start("the reliability suite's Redis tests are");
         } catch (TestAbortedException noRedisServer) {
             return null; // RedisServerProcess printed why; PostgreSQL is still tested
         }

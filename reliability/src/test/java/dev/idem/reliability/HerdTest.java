@@ -5,6 +5,8 @@ import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.store.tck.RedisServerProcess;
+import dev.idem.store.tck.TestPostgres;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -88,7 +90,7 @@ class HerdTest {
     void redisHerdRunsOnceAndStoresNoArgument() throws Exception {
         String pg = TestPostgres.url();
         String side = "idem_rel_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12) + "_side";
-        try (RedisServerProcess redis = RedisServerProcess.start()) {
+        try (RedisServerProcess redis = RedisServerProcess.start("the reliability suite's Redis tests are")) {
             createSideTable(pg, side);
             RedisClient client = RedisClient.create(redis.uri());
             Map<String, Long> before;

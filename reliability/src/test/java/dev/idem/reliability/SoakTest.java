@@ -3,6 +3,8 @@ package dev.idem.reliability;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.tck.LoopbackProxy;
 
+import dev.idem.store.tck.RedisServerProcess;
+import dev.idem.store.tck.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -77,7 +79,7 @@ class SoakTest {
 
     private void redis() throws Exception {
         String pg = TestPostgres.url();
-        try (RedisServerProcess redis = RedisServerProcess.start();
+        try (RedisServerProcess redis = RedisServerProcess.start("the reliability suite's Redis tests are");
              LoopbackProxy proxy = new LoopbackProxy("127.0.0.1", Integer.parseInt(redis.uri().replaceAll(".*:", "")));
              SoakRun run = new SoakRun("plain", pg, proxy, SECONDS, "store=redis",
                      "via=redis://127.0.0.1:" + proxy.port())) {

@@ -1,5 +1,6 @@
 package dev.idem.store.jdbc;
 
+import dev.idem.store.tck.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 
 /**

@@ -2,12 +2,8 @@ package dev.idem.store.jdbc;
 
 import dev.idem.core.hostile.PoisonedResultsContract;
 import dev.idem.store.IdempotencyStore;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.idem.store.tck.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * {@link PoisonedResultsContract} on PostgreSQL (the server at {@code IDEM_TEST_POSTGRES_URL}, else an embedded one):
@@ -15,32 +11,14 @@ import java.nio.file.Path;
  */
 class PostgresqlPoisonedResultsTest extends PoisonedResultsContract {
     private static final String TABLE = JdbcStoreTck.uniqueTable();
-    private static EmbeddedPostgres embedded;
-    private static String url;
-
-    @BeforeAll
-    static void startDatabase() throws Exception {
-        url = System.getenv("IDEM_TEST_POSTGRES_URL");
-        if (url == null || url.isBlank()) {
-            Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
-            embedded = EmbeddedPostgres.builder().start();
-            url = embedded.getJdbcUrl("postgres", "postgres");
-        }
-    }
 
     @AfterAll
-    static void stopDatabase() throws Exception {
-        try {
-            JdbcStoreTck.dropTable(url, TABLE);
-        } finally {
-            if (embedded != null) {
-                embedded.close();
-            }
-        }
+    static void dropTable() throws Exception {
+        JdbcStoreTck.dropTable(TestPostgres.url(), TABLE);
     }
 
     @Override
     protected IdempotencyStore openStore() {
-        return JdbcIdempotencyStore.builder(url).table(TABLE).createTable(true).build();
+        return JdbcIdempotencyStore.builder(TestPostgres.url()).table(TABLE).createTable(true).build();
     }
 }

@@ -1,5 +1,7 @@
 package dev.idem.store.redis;
 
+import dev.idem.store.tck.RedisServerProcess;
+
 import java.nio.file.Path;
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.idem.store.redis;
+package dev.idem.store.tck;
 
 import java.io.File;
 import java.io.IOException;
@@ -16,11 +16,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A {@code redis-server} from the PATH that a test starts on a loopback port, in its own folder under
- * {@code target/} (its log is {@code redis.log} there), without persistence; {@link #close()} stops it. Starting waits
- * at most 20 seconds for the port to answer. A test may also kill it (an outage: no goodbye to its clients) and start
- * it again on the same port.
+ * {@code idem.test.dir} (default {@code target}; its log is {@code redis.log} there), without persistence;
+ * {@link #close()} stops it. Starting waits at most 20 seconds for the port to answer. A test may also kill it (an
+ * outage: no goodbye to its clients) and start it again on the same port. A test that counts a server's commands or
+ * scans its keys starts one of its own rather than share the one at {@code IDEM_TEST_REDIS_URI}.
+ *
+ * <p>Without a {@code redis-server} on the PATH the calling test is skipped (a JUnit assumption), saying why.
  */
-final class RedisServerProcess implements AutoCloseable {
+public final class RedisServerProcess implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
 
     private final List<String> command;
@@ -34,13 +37,21 @@ final class RedisServerProcess implements AutoCloseable {
         this.dir = dir;
     }
 
-    /** A plain server on a free port; when there is no {@code redis-server} the calling test is skipped. */
-    static RedisServerProcess start(String what) throws IOException, InterruptedException {
+    /**
+     * A plain server on a free port; when there is no {@code redis-server} the calling test is skipped.
+     *
+     * @param what what is skipped without a server, completing "... skipped", such as {@code "the outage test is"}
+     */
+    public static RedisServerProcess start(String what) throws IOException, InterruptedException {
         return start(binaryOrSkip(what), "redis", freePort(), List.of(), List.of());
     }
 
-    /** The {@code redis-server} on the PATH; when there is none the calling test is skipped, saying why. */
-    static Path binaryOrSkip(String what) {
+    /**
+     * The {@code redis-server} on the PATH; when there is none the calling test is skipped, saying why.
+     *
+     * @param what what is skipped, completing "... skipped"
+     */
+    public static Path binaryOrSkip(String what) {
         Path binary = onPath("redis-server");
         if (binary == null) {
             String reason = "no redis-server is on the PATH: " + what + " skipped";
@@ -51,14 +62,14 @@ final class RedisServerProcess implements AutoCloseable {
     }
 
     /** A port nobody listens on now, on the loopback interface. */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }
 
     /** The folder a server named {@code name} on {@code port} works in, created. */
-    static Path dirFor(String name, int port) throws IOException {
+    public static Path dirFor(String name, int port) throws IOException {
         Path dir = Path.of(System.getProperty("idem.test.dir", "target"), name + "-" + port).toAbsolutePath();
         Files.createDirectories(dir);
         return dir;
@@ -68,11 +79,14 @@ final class RedisServerProcess implements AutoCloseable {
      * Starts {@code redis-server leading... --port port --bind 127.0.0.1 --dir dir --save "" --appendonly no
      * options...} and waits until the port answers.
      *
+     * @param binary  the {@code redis-server}, from {@link #binaryOrSkip}
+     * @param name    names the server's folder, {@code name-port} ({@link #dirFor})
+     * @param port    the loopback port, such as a {@link #freePort()}
      * @param leading what comes first, such as a configuration file and {@code --sentinel}
      * @param options further options, such as {@code --cluster-enabled yes}
      */
-    static RedisServerProcess start(Path binary, String name, int port, List<String> leading, List<String> options)
-            throws IOException, InterruptedException {
+    public static RedisServerProcess start(Path binary, String name, int port, List<String> leading,
+                                           List<String> options) throws IOException, InterruptedException {
         Path dir = dirFor(name, port);
         List<String> command = new ArrayList<>();
         command.add(binary.toString());
@@ -86,7 +100,7 @@ final class RedisServerProcess implements AutoCloseable {
     }
 
     /** Starts the server (again, after {@link #kill}) on its port and waits until the port answers. */
-    void startAgain() throws IOException, InterruptedException {
+    public void startAgain() throws IOException, InterruptedException {
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile())).start();
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
@@ -106,19 +120,22 @@ final class RedisServerProcess implements AutoCloseable {
     }
 
     /** Kills the server at once (an outage: no goodbye to its clients) and waits until it is gone. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
 
-    int port() {
+    /** The loopback port the server listens on. */
+    public int port() {
         return port;
     }
 
-    Path dir() {
+    /** The server's folder, with its {@code redis.log}. */
+    public Path dir() {
         return dir;
     }
 
-    String uri() {
+    /** {@code redis://127.0.0.1:port}, for a store or a client. */
+    public String uri() {
         return "redis://127.0.0.1:" + port;
     }
 
