@@ -36,7 +36,11 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
     }
 
-    /** The store every operation is passed to, as given to the constructor. */
+    /**
+     * The store this one decorates, for a subclass that reaches it past its own overrides.
+     *
+     * @return the store every operation is passed to, as given to the constructor
+     */
     @Nonnull
     protected final IdempotencyStore delegate() {
         return delegate;

@@ -41,6 +41,9 @@ public final class RedisServerProcess implements AutoCloseable {
      * A plain server on a free port; when there is no {@code redis-server} the calling test is skipped.
      *
      * @param what what is skipped without a server, completing "... skipped", such as {@code "the outage test is"}
+     * @return the server, answering on its port
+     * @throws IOException          when the server cannot be started
+     * @throws InterruptedException when interrupted while waiting for the port
      */
     public static RedisServerProcess start(String what) throws IOException, InterruptedException {
         return start(binaryOrSkip(what), "redis", freePort(), List.of(), List.of());
@@ -50,6 +53,7 @@ public final class RedisServerProcess implements AutoCloseable {
      * The {@code redis-server} on the PATH; when there is none the calling test is skipped, saying why.
      *
      * @param what what is skipped, completing "... skipped"
+     * @return the executable
      */
     public static Path binaryOrSkip(String what) {
         Path binary = onPath("redis-server");
@@ -61,14 +65,27 @@ public final class RedisServerProcess implements AutoCloseable {
         return binary;
     }
 
-    /** A port nobody listens on now, on the loopback interface. */
+    /**
+     * A port nobody listens on now, on the loopback interface.
+     *
+     * @return the port
+     * @throws IOException when no loopback port can be bound
+     */
     public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }
 
-    /** The folder a server named {@code name} on {@code port} works in, created. */
+    /**
+     * The folder a server named {@code name} on {@code port} works in, {@code name-port} under
+     * {@code idem.test.dir}; created.
+     *
+     * @param name what the server is, such as {@code redis-cluster}
+     * @param port the server's port
+     * @return the folder
+     * @throws IOException when it cannot be created
+     */
     public static Path dirFor(String name, int port) throws IOException {
         Path dir = Path.of(System.getProperty("idem.test.dir", "target"), name + "-" + port).toAbsolutePath();
         Files.createDirectories(dir);
@@ -84,6 +101,9 @@ public final class RedisServerProcess implements AutoCloseable {
      * @param port    the loopback port, such as a {@link #freePort()}
      * @param leading what comes first, such as a configuration file and {@code --sentinel}
      * @param options further options, such as {@code --cluster-enabled yes}
+     * @return the server, answering on its port
+     * @throws IOException          when the server cannot be started
+     * @throws InterruptedException when interrupted while waiting for the port
      */
     public static RedisServerProcess start(Path binary, String name, int port, List<String> leading,
                                            List<String> options) throws IOException, InterruptedException {
@@ -99,7 +119,13 @@ public final class RedisServerProcess implements AutoCloseable {
         return server;
     }
 
-    /** Starts the server (again, after {@link #kill}) on its port and waits until the port answers. */
+    /**
+     * Starts the server (again, after {@link #kill}) on its port and waits until the port answers.
+     *
+     * @throws IOException           when the process cannot be started
+     * @throws InterruptedException  when interrupted while waiting for the port
+     * @throws IllegalStateException when the port does not answer within 20 seconds (the log is in {@link #dir()})
+     */
     public void startAgain() throws IOException, InterruptedException {
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile())).start();
@@ -119,22 +145,38 @@ public final class RedisServerProcess implements AutoCloseable {
         }
     }
 
-    /** Kills the server at once (an outage: no goodbye to its clients) and waits until it is gone. */
+    /**
+     * Kills the server at once (an outage: no goodbye to its clients) and waits until it is gone.
+     *
+     * @throws InterruptedException when interrupted while waiting
+     */
     public void kill() throws InterruptedException {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
 
-    /** The loopback port the server listens on. */
+    /**
+     * The loopback port the server listens on.
+     *
+     * @return the port
+     */
     public int port() {
         return port;
     }
 
-    /** The server's folder, with its {@code redis.log}. */
+    /**
+     * The server's folder, with its {@code redis.log}.
+     *
+     * @return the folder
+     */
     public Path dir() {
         return dir;
     }
 
-    /** {@code redis://127.0.0.1:port}, for a store or a client. */
+    /**
+     * The server's URI, for a store or a client.
+     *
+     * @return {@code redis://127.0.0.1:port}
+     */
     public String uri() {
         return "redis://127.0.0.1:" + port;
     }
