@@ -9,13 +9,11 @@ import dev.idem.core.IdempotencyEvent;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.InMemoryIdempotencyStore;
 import dev.idem.core.WeavingCheck;
+import dev.idem.core.sharing.ClaimWatchingStore;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
-import dev.idem.store.ForwardingIdempotencyStore;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
-import dev.idem.store.KeyWatch;
-import dev.idem.store.RecordState;
 import dev.idem.store.tck.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,16 +23,13 @@ import org.junit.jupiter.api.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -49,7 +44,9 @@ class WeavingScenariosTest {
     private final MutableClock clock = MutableClock.startingAt("2026-03-01T08:00:00Z");
     private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
     private final ArticleService service = new ArticleService();
-    private final ClaimWatchingStore watched = new ClaimWatchingStore(new InMemoryIdempotencyStore(clock));
+    /** The real store, which a test also drives directly, as another process would. */
+    private final InMemoryIdempotencyStore backend = new InMemoryIdempotencyStore(clock);
+    private final ClaimWatchingStore watched = new ClaimWatchingStore(backend, Duration.ofSeconds(30));
     private final ExecutorService background = Executors.newSingleThreadExecutor();
     private IdemEngine engine;
     private IdemEngine previous;
@@ -199,7 +196,7 @@ class WeavingScenariosTest {
     }
 
     private ClaimOutcome.Acquired claimAsAnotherProcess(IdempotencyRecord record) {
-        ClaimOutcome claim = watched.delegate.claim(new ClaimRequest(record.key(), record.payloadHash(), "crashed",
+        ClaimOutcome claim = backend.claim(new ClaimRequest(record.key(), record.payloadHash(), "crashed",
                 Duration.ofSeconds(30), Duration.ZERO));
         assertTrue(claim instanceof ClaimOutcome.Acquired, claim.toString());
         return (ClaimOutcome.Acquired) claim;
@@ -215,7 +212,7 @@ class WeavingScenariosTest {
         // The call found the key in progress and asked the store again: it waits, neither refused nor running.
         watched.awaitInProgressAnswers(theirs.key(), 2);
         assertFalse(waiting.isDone(), "waits while the other process runs");
-        assertTrue(watched.delegate.complete(theirs.key(), owner.fencingToken(), theirs.result(),
+        assertTrue(backend.complete(theirs.key(), owner.fencingToken(), theirs.result(),
                 Duration.ofMinutes(30)));
 
         ArticleService.Article article = waiting.get(30, TimeUnit.SECONDS);
@@ -239,64 +236,8 @@ class WeavingScenariosTest {
         assertEquals(1, taken.edition());
         assertEquals(theirs.key(), taken.key());
         assertEquals(1, service.runs.get());
-        assertTrue(dead.fencingToken() < watched.delegate.get(theirs.key()).orElseThrow().fencingToken());
+        assertTrue(dead.fencingToken() < backend.get(theirs.key()).orElseThrow().fencingToken());
         assertEquals(1, count(IdempotencyEventType.TAKEOVER));
-    }
-
-    /** A real store that counts, per key, the claims it answered with a record still in progress. */
-    static final class ClaimWatchingStore extends ForwardingIdempotencyStore {
-        /** The real store, which the test also drives directly as another process would. */
-        final IdempotencyStore delegate;
-        private final Map<String, AtomicInteger> inProgress = new ConcurrentHashMap<>();
-
-        ClaimWatchingStore(IdempotencyStore delegate) {
-            super(delegate);
-            this.delegate = delegate;
-        }
-
-        int inProgressAnswers(String key) {
-            AtomicInteger n = inProgress.get(key);
-            return n == null ? 0 : n.get();
-        }
-
-        /** Waits until {@code key} was answered "in progress" {@code times} times; fails at a deadline. */
-        void awaitInProgressAnswers(String key, int times) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            synchronized (this) {
-                while (inProgressAnswers(key) < times) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        throw new AssertionError("the call asked about " + key + " only " + inProgressAnswers(key)
-                                + " times in 30 s, expected " + times);
-                    }
-                    TimeUnit.NANOSECONDS.timedWait(this, left);
-                }
-            }
-        }
-
-        @Override
-        public ClaimOutcome claim(ClaimRequest request) {
-            ClaimOutcome outcome = super.claim(request);
-            if (outcome instanceof ClaimOutcome.Existing
-                    && ((ClaimOutcome.Existing) outcome).record().state() == RecordState.IN_PROGRESS) {
-                inProgress.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
-                synchronized (this) {
-                    notifyAll();
-                }
-            }
-            return outcome;
-        }
-
-        /** None: a waiting caller claims again, and each of those claims is what the scenarios count. */
-        @Override
-        public Optional<KeyWatch> watch(String key) {
-            return Optional.empty();
-        }
-
-        @Override
-        public void close() {
-            // the delegate belongs to the test, which closes it
-        }
     }
 
     /** A store whose server is gone. */

@@ -1,5 +1,6 @@
 package dev.idem.core;
 
+import dev.idem.core.sharing.ClaimWatchingStore;
 import dev.idem.store.tck.CapturedLog;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import java.util.logging.Level;
@@ -347,7 +348,7 @@ class CallSemanticsTest {
     @Nested
     class AnotherProcessRunsIt {
         /** The engine under test, on the same store as {@code fx}, whose claims the test watches. */
-        private final ClaimWatchingStore watched = new ClaimWatchingStore(fx.store);
+        private final ClaimWatchingStore watched = new ClaimWatchingStore(fx.store, Duration.ofSeconds(10));
         private final EngineFixture caller = new EngineFixture(watched, b -> b.clock(fx.clock));
         private final ExecutorService callers = Executors.newSingleThreadExecutor();
 
@@ -676,53 +677,6 @@ class CallSemanticsTest {
 
         private void readObject(java.io.ObjectInputStream in) {
             deserialized = true;
-        }
-    }
-
-    /** A real store that counts, per key, the claims it answered with a record still in progress. */
-    static final class ClaimWatchingStore extends DelegatingStore {
-        private final java.util.Map<String, AtomicInteger> inProgress = new java.util.concurrent.ConcurrentHashMap<>();
-
-        ClaimWatchingStore(IdempotencyStore delegate) {
-            super(delegate);
-        }
-
-        int inProgressAnswers(String key) {
-            AtomicInteger n = inProgress.get(key);
-            return n == null ? 0 : n.get();
-        }
-
-        /** Waits until {@code key} was answered "in progress" {@code times} times; fails at a deadline. */
-        void awaitInProgressAnswers(String key, int times) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            synchronized (this) {
-                while (inProgressAnswers(key) < times) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        throw new AssertionError("the caller asked about " + key + " only "
-                                + inProgressAnswers(key) + " times in 10 s, expected " + times);
-                    }
-                    TimeUnit.NANOSECONDS.timedWait(this, left);
-                }
-            }
-        }
-
-        @Override
-        public ClaimOutcome claim(ClaimRequest request) {
-            ClaimOutcome outcome = super.claim(request);
-            if (outcome instanceof ClaimOutcome.Existing existing
-                    && existing.record().state() == RecordState.IN_PROGRESS) {
-                inProgress.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
-                synchronized (this) {
-                    notifyAll();
-                }
-            }
-            return outcome;
-        }
-
-        @Override
-        public void close() {
-            // the delegate belongs to the test, which closes it
         }
     }
 
