@@ -6,9 +6,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.HexFormat;
@@ -34,19 +33,8 @@ class MemoryPerRecordTest {
     /** The README's figures, rounded up: a record and its counter together. */
     private static final long BUDGET_BYTES = 1_200;
     private static final long SMALL_BUDGET_BYTES = 600;
-    private static TestRedis redis;
-
-    @BeforeAll
-    static void startRedis() throws Exception {
-        redis = TestRedis.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final TestRedis redis = new TestRedis();
 
     @Test
     void aTypicalCompletedRecordAndItsCounterTakeUnderTheReadmesFigure() {

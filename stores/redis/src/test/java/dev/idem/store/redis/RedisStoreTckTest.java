@@ -8,10 +8,9 @@ import dev.idem.store.tck.LoopbackProxy;
 import dev.idem.store.tck.MutableClock;
 import dev.idem.store.tck.StoreTime;
 import io.lettuce.core.RedisURI;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -29,23 +28,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
  * closing it.
  */
 class RedisStoreTckTest extends IdempotencyStoreTck {
-    private static TestRedis redis;
+    @RegisterExtension
+    static final TestRedis redis = new TestRedis();
     /** Added to the server's now by every store of the running test; starts at zero. */
     private final AtomicLong offset = new AtomicLong();
     private RedisIdempotencyStore first;
     private LoopbackProxy proxy;
-
-    @BeforeAll
-    static void startRedis() throws Exception {
-        redis = TestRedis.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     private RedisIdempotencyStore open(RedisURI uri) {
         return RedisIdempotencyStore.builder(uri).serverTimeOffset(offset::get).build();

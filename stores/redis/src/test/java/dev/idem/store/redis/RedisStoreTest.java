@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 
 import java.net.InetAddress;
@@ -54,30 +55,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RedisStoreTest {
     private static final String PREFIX = "idem:redis-test-" + UUID.randomUUID().toString().substring(0, 8) + ":";
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private static TestRedis redis;
+    @RegisterExtension
+    static final TestRedis redis = new TestRedis();
     private static RedisClient adminClient;
     private static StatefulRedisConnection<String, String> adminConnection;
     private static RedisCommands<String, String> admin;
 
     @BeforeAll
-    static void startRedis() throws Exception {
-        redis = TestRedis.start();
+    static void connectAdmin() {
         adminClient = RedisClient.create(redis.uri());
         adminConnection = adminClient.connect();
         admin = adminConnection.sync();
     }
 
     @AfterAll
-    static void stopRedis() throws Exception {
-        try {
-            if (adminClient != null) {
-                adminConnection.close();
-                adminClient.shutdown();
-            }
-        } finally {
-            if (redis != null) {
-                redis.close();
-            }
+    static void closeAdmin() {
+        if (adminClient != null) {
+            adminConnection.close();
+            adminClient.shutdown();
         }
     }
 

@@ -7,10 +7,9 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -39,19 +38,8 @@ class TtlJitterTest {
     private static final int DECILES = 10;
     private static final Duration TTL = Duration.ofDays(1);
     private static final String PREFIX = "idem:jitter-" + UUID.randomUUID().toString().substring(0, 8) + ":scope:";
-    private static TestRedis redis;
-
-    @BeforeAll
-    static void startRedis() throws Exception {
-        redis = TestRedis.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final TestRedis redis = new TestRedis();
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)

@@ -3,8 +3,7 @@ package dev.idem.store.redis;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.sharing.TwoEnginesContract;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.Map;
 
@@ -12,19 +11,8 @@ import java.util.Map;
  * {@link TwoEnginesContract} with {@code idem.store=redis}: two engines over one server, as two processes would be.
  */
 class TwoEnginesTest extends TwoEnginesContract {
-    private static TestRedis redis;
-
-    @BeforeAll
-    static void startRedis() throws Exception {
-        redis = TestRedis.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final TestRedis redis = new TestRedis();
 
     @Override
     protected IdemEngine engine() {
