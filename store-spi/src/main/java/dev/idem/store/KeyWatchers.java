@@ -66,7 +66,11 @@ public final class KeyWatchers {
         watches.values().forEach(set -> set.forEach(Watch::signal));
     }
 
-    /** {@return whether {@code key} has a watch open now} */
+    /**
+     * {@return whether {@code key} has a watch open now}
+     *
+     * @param key the store's key
+     */
     public boolean isWatched(String key) {
         return watches.containsKey(key);
     }

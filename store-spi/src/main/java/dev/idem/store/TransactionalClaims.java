@@ -71,6 +71,10 @@ public interface TransactionalClaims {
         /**
          * Completes the claim inside this transaction, as {@link IdempotencyStore#complete} does.
          *
+         * @param key the key claimed in this transaction
+         * @param fencingToken the token the claim returned
+         * @param result the encoded result, kept as given
+         * @param ttl how long the result is replayed
          * @return {@code false}, changing nothing, when the token is not current
          * @throws IdempotencyStoreException when the database fails
          */
