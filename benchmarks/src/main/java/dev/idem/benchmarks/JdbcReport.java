@@ -27,7 +27,7 @@ import java.util.function.Consumer;
 /**
  * Runs {@link JdbcStoreBenchmarks} at 1, 8 and 32 threads against the PostgreSQL at {@code IDEM_BENCH_POSTGRES_URL}
  * (else {@code IDEM_TEST_POSTGRES_URL}), with allocation per call ({@code -prof gc}), counts the round trips of each
- * kind of call ({@link CountingDataSource}, 1,000 calls each), and writes the "JDBC store on PostgreSQL" section of
+ * kind of call and their CPU, server and client ({@link CountingDataSource}, 10,000 calls each), and writes the "JDBC store on PostgreSQL" section of
  * {@code docs/benchmarks.md} (between its markers; appended when absent). The rest of the file is kept, and
  * benchmarks/run.sh keeps this section ({@link Report#KEPT_SECTIONS}).
  *
@@ -37,13 +37,15 @@ import java.util.function.Consumer;
  *     java -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.JdbcReport docs/benchmarks.md
  * </pre>
  *
- * Arguments: {@code docs/benchmarks.md [warm-up iterations (2)] [measured iterations (3)] [seconds each (2)]}.
+ * Arguments: {@code docs/benchmarks.md [warm-up iterations (2)] [measured iterations (8)] [seconds each (1)]}. Many
+ * short iterations rather than a few long ones: JMH's error is Student's t at 99.9% times the standard error, and t
+ * is 31.6 for 3 iterations but 5.4 for 8, so with the same time per benchmark the error bars narrow about sixfold.
  */
 public final class JdbcReport {
     static final String START = "<!-- jdbc-benchmarks:start -->";
     static final String END = "<!-- jdbc-benchmarks:end -->";
     private static final int[] THREADS = {1, 8, 32};
-    private static final int COUNTED_CALLS = 1_000;
+    private static final int COUNTED_CALLS = 10_000;
 
     private JdbcReport() {
     }
@@ -55,8 +57,8 @@ public final class JdbcReport {
     public static void main(String[] args) throws Exception {
         Path docs = Path.of(args.length > 0 ? args[0] : "docs/benchmarks.md");
         int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 2;
-        int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 3;
-        int seconds = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+        int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 8;
+        int seconds = args.length > 3 ? Integer.parseInt(args[3]) : 1;
         String server = serverDescription();
         double loadBefore = loadAverage();
         Map<String, JdbcStoreBenchmarks.Cost> roundTrips = JdbcStoreBenchmarks.countStatements(COUNTED_CALLS);
@@ -155,21 +157,38 @@ public final class JdbcReport {
                 most.get("baselineReplay").bytesPerCall, most.get("idemReplayFromStore").bytesPerCall,
                 most.get("idemReplayHeld").bytesPerCall));
         line.accept("");
-        line.accept("Round trips per call, counted by `CountingDataSource` (a wrapper of the pool that counts every"
-                + " `execute*` of every statement, each one round trip to the server) over " + COUNTED_CALLS
-                + " calls of each kind, through a pool of one connection; and the CPU time the server spent per call"
-                + " (user + system of that connection's backend process, read from `/proc` before and after, in"
-                + " steps of 10 ms over the " + COUNTED_CALLS + " calls; n/a when the server runs elsewhere). The"
-                + " replays of a key this JVM holds cycle over 200 keys, each replayed once before counting (its"
-                + " first replay reads the store, then the JVM holds the result):");
+        line.accept("Round trips and CPU per call, counted over " + String.format(Locale.ROOT, "%,d", COUNTED_CALLS)
+                + " calls of each kind through a pool of one connection, after a warm-up of each, the kinds taking"
+                + " turns (" + JdbcStoreBenchmarks.ROUNDS + " turns, each a tenth of the calls) so that a change of"
+                + " the machine's load weighs on all alike. Round trips are counted by `CountingDataSource` (a wrapper"
+                + " of the pool that counts every `execute*` of every statement, each one round trip to the server)."
+                + " Server CPU is user + system time of that connection's backend process, read from `/proc` before"
+                + " and after each turn (in steps of 10 ms; n/a when the server runs elsewhere); client CPU is the"
+                + " benchmark JVM's process CPU time (every thread: the caller's, the pool's, the collector's, the"
+                + " compiler's). CPU time is far less sensitive to other work on the machine than throughput, and"
+                + " with client and server on the same two cores their sum is what bounds the throughput at 8 and 32"
+                + " threads. The replays of a key this JVM holds cycle over 200 keys, each replayed once in the"
+                + " warm-up (its first replay reads the store, then the JVM holds the result):");
         line.accept("");
-        line.accept("| call | round trips | goal | server CPU per call (µs) |");
-        line.accept("|---|---|---|---|");
+        line.accept("| call | round trips | goal | server CPU per call (µs) | client CPU per call (µs) |"
+                + " server + client (µs) |");
+        line.accept("|---|---|---|---|---|---|");
         line.accept(trips(roundTrips, JdbcStoreBenchmarks.FRESH, "`idemFresh`", "2"));
         line.accept(trips(roundTrips, JdbcStoreBenchmarks.REPLAY_FROM_STORE, "`idemReplayFromStore`", "1"));
         line.accept(trips(roundTrips, JdbcStoreBenchmarks.REPLAY_HELD, "`idemReplayHeld`", "0"));
         line.accept(trips(roundTrips, JdbcStoreBenchmarks.BASELINE_FRESH, "`baselineFresh`", ""));
         line.accept(trips(roundTrips, JdbcStoreBenchmarks.BASELINE_REPLAY, "`baselineReplay`", ""));
+        JdbcStoreBenchmarks.Cost idem = roundTrips.get(JdbcStoreBenchmarks.FRESH);
+        JdbcStoreBenchmarks.Cost bare = roundTrips.get(JdbcStoreBenchmarks.BASELINE_FRESH);
+        if (!Double.isNaN(idem.totalMicros()) && !Double.isNaN(bare.totalMicros())) {
+            line.accept("");
+            line.accept(String.format(Locale.ROOT, "Where the two cores are the limit, a fresh call can reach at most"
+                    + " the baseline's CPU over its own, **%.2f** of the baseline's throughput (%.0f µs against %.0f"
+                    + " µs per call, server and client together); of the difference, %.0f µs is the server's and"
+                    + " %.0f µs the client's.", bare.totalMicros() / idem.totalMicros(), idem.totalMicros(),
+                    bare.totalMicros(), idem.serverMicros() - bare.serverMicros(),
+                    idem.clientMicros() - bare.clientMicros()));
+        }
         line.accept("");
         notes(scores, roundTrips).forEach(line);
         line.accept(END);
@@ -187,8 +206,12 @@ public final class JdbcReport {
     private static String trips(Map<String, JdbcStoreBenchmarks.Cost> costs, String what, String name,
                                 String goal) {
         JdbcStoreBenchmarks.Cost cost = costs.get(what);
-        return String.format(Locale.ROOT, "| %s | %.2f | %s | %s |", name, cost.statements(), goal,
-                Double.isNaN(cost.serverMicros()) ? "n/a" : String.format(Locale.ROOT, "%.0f", cost.serverMicros()));
+        return String.format(Locale.ROOT, "| %s | %.2f | %s | %s | %.0f | %s |", name, cost.statements(), goal,
+                micros(cost.serverMicros()), cost.clientMicros(), micros(cost.totalMicros()));
+    }
+
+    private static String micros(double micros) {
+        return Double.isNaN(micros) ? "n/a" : String.format(Locale.ROOT, "%.0f", micros);
     }
 
     /** Which goals this run met, said from its own numbers, then what the numbers mean and what they do not. */
