@@ -27,7 +27,7 @@ import java.util.function.Consumer;
 /**
  * Runs {@link JdbcStoreBenchmarks} at 1, 8 and 32 threads against the PostgreSQL at {@code IDEM_BENCH_POSTGRES_URL}
  * (else {@code IDEM_TEST_POSTGRES_URL}), with allocation per call ({@code -prof gc}), counts the round trips of each
- * kind of call ({@link CountingDataSource}, 1,000 calls each), and writes the "JDBC store on PostgreSQL" section of
+ * kind of call and their CPU, server and client ({@link CountingDataSource}, 10,000 calls each), and writes the "JDBC store on PostgreSQL" section of
  * {@code docs/benchmarks.md} (between its markers; appended when absent). The rest of the file is kept, and
  * benchmarks/run.sh keeps this section ({@link Report#KEPT_SECTIONS}).
  *
@@ -37,13 +37,15 @@ import java.util.function.Consumer;
  *     java -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.JdbcReport docs/benchmarks.md
  * </pre>
  *
- * Arguments: {@code docs/benchmarks.md [warm-up iterations (2)] [measured iterations (3)] [seconds each (2)]}.
+ * Arguments: {@code docs/benchmarks.md [warm-up iterations (2)] [measured iterations (8)] [seconds each (1)]}. Many
+ * short iterations rather than a few long ones: JMH's error is Student's t at 99.9% times the standard error, and t
+ * is 31.6 for 3 iterations but 5.4 for 8, so with the same time per benchmark the error bars narrow about sixfold.
  */
 public final class JdbcReport {
     static final String START = "<!-- jdbc-benchmarks:start -->";
     static final String END = "<!-- jdbc-benchmarks:end -->";
     private static final int[] THREADS = {1, 8, 32};
-    private static final int COUNTED_CALLS = 1_000;
+    private static final int COUNTED_CALLS = 10_000;
 
     private JdbcReport() {
     }
@@ -55,8 +57,8 @@ public final class JdbcReport {
     public static void main(String[] args) throws Exception {
         Path docs = Path.of(args.length > 0 ? args[0] : "docs/benchmarks.md");
         int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 2;
-        int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 3;
-        int seconds = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+        int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 8;
+        int seconds = args.length > 3 ? Integer.parseInt(args[3]) : 1;
         String server = serverDescription();
         double loadBefore = loadAverage();
         Map<String, JdbcStoreBenchmarks.Cost> roundTrips = JdbcStoreBenchmarks.countStatements(COUNTED_CALLS);
@@ -155,21 +157,38 @@ public final class JdbcReport {
                 most.get("baselineReplay").bytesPerCall, most.get("idemReplayFromStore").bytesPerCall,
                 most.get("idemReplayHeld").bytesPerCall));
         line.accept("");
-        line.accept("Round trips per call, counted by `CountingDataSource` (a wrapper of the pool that counts every"
-                + " `execute*` of every statement, each one round trip to the server) over " + COUNTED_CALLS
-                + " calls of each kind, through a pool of one connection; and the CPU time the server spent per call"
-                + " (user + system of that connection's backend process, read from `/proc` before and after, in"
-                + " steps of 10 ms over the " + COUNTED_CALLS + " calls; n/a when the server runs elsewhere). The"
-                + " replays of a key this JVM holds cycle over 200 keys, each replayed once before counting (its"
-                + " first replay reads the store, then the JVM holds the result):");
+        line.accept("Round trips and CPU per call, counted over " + String.format(Locale.ROOT, "%,d", COUNTED_CALLS)
+                + " calls of each kind through a pool of one connection, after a warm-up of each, the kinds taking"
+                + " turns (" + JdbcStoreBenchmarks.ROUNDS + " turns, each a tenth of the calls) so that a change of"
+                + " the machine's load weighs on all alike. Round trips are counted by `CountingDataSource` (a wrapper"
+                + " of the pool that counts every `execute*` of every statement, each one round trip to the server)."
+                + " Server CPU is user + system time of that connection's backend process, read from `/proc` before"
+                + " and after each turn (in steps of 10 ms; n/a when the server runs elsewhere); client CPU is the"
+                + " benchmark JVM's process CPU time (every thread: the caller's, the pool's, the collector's, the"
+                + " compiler's). CPU time is far less sensitive to other work on the machine than throughput, and"
+                + " with client and server on the same two cores their sum is what bounds the throughput at 8 and 32"
+                + " threads. The replays of a key this JVM holds cycle over 200 keys, each replayed once in the"
+                + " warm-up (its first replay reads the store, then the JVM holds the result):");
         line.accept("");
-        line.accept("| call | round trips | goal | server CPU per call (µs) |");
-        line.accept("|---|---|---|---|");
+        line.accept("| call | round trips | goal | server CPU per call (µs) | client CPU per call (µs) |"
+                + " server + client (µs) |");
+        line.accept("|---|---|---|---|---|---|");
         line.accept(trips(roundTrips, JdbcStoreBenchmarks.FRESH, "`idemFresh`", "2"));
         line.accept(trips(roundTrips, JdbcStoreBenchmarks.REPLAY_FROM_STORE, "`idemReplayFromStore`", "1"));
         line.accept(trips(roundTrips, JdbcStoreBenchmarks.REPLAY_HELD, "`idemReplayHeld`", "0"));
         line.accept(trips(roundTrips, JdbcStoreBenchmarks.BASELINE_FRESH, "`baselineFresh`", ""));
         line.accept(trips(roundTrips, JdbcStoreBenchmarks.BASELINE_REPLAY, "`baselineReplay`", ""));
+        JdbcStoreBenchmarks.Cost idem = roundTrips.get(JdbcStoreBenchmarks.FRESH);
+        JdbcStoreBenchmarks.Cost bare = roundTrips.get(JdbcStoreBenchmarks.BASELINE_FRESH);
+        if (!Double.isNaN(idem.totalMicros()) && !Double.isNaN(bare.totalMicros())) {
+            line.accept("");
+            line.accept(String.format(Locale.ROOT, "Where the two cores are the limit, a fresh call can reach at most"
+                    + " the baseline's CPU over its own, **%.2f** of the baseline's throughput (%.0f µs against %.0f"
+                    + " µs per call, server and client together); of the difference, %.0f µs is the server's and"
+                    + " %.0f µs the client's.", bare.totalMicros() / idem.totalMicros(), idem.totalMicros(),
+                    bare.totalMicros(), idem.serverMicros() - bare.serverMicros(),
+                    idem.clientMicros() - bare.clientMicros()));
+        }
         line.accept("");
         notes(scores, roundTrips).forEach(line);
         line.accept(END);
@@ -187,8 +206,12 @@ public final class JdbcReport {
     private static String trips(Map<String, JdbcStoreBenchmarks.Cost> costs, String what, String name,
                                 String goal) {
         JdbcStoreBenchmarks.Cost cost = costs.get(what);
-        return String.format(Locale.ROOT, "| %s | %.2f | %s | %s |", name, cost.statements(), goal,
-                Double.isNaN(cost.serverMicros()) ? "n/a" : String.format(Locale.ROOT, "%.0f", cost.serverMicros()));
+        return String.format(Locale.ROOT, "| %s | %.2f | %s | %s | %.0f | %s |", name, cost.statements(), goal,
+                micros(cost.serverMicros()), cost.clientMicros(), micros(cost.totalMicros()));
+    }
+
+    private static String micros(double micros) {
+        return Double.isNaN(micros) ? "n/a" : String.format(Locale.ROOT, "%.0f", micros);
     }
 
     /** Which goals this run met, said from its own numbers, then what the numbers mean and what they do not. */
@@ -218,36 +241,43 @@ public final class JdbcReport {
                         + " machine.",
                 "",
                 "**Why a replay costs a read.** The claim is one statement that reads the key's row first (a CTE"
-                        + " whose first step is a plain `SELECT`) and inserts, or locks and takes over, the row only"
-                        + " when the record is absent or claimable. A replay is therefore a plain read: no row lock,"
-                        + " no transaction id, no commit record waiting for the disk (until this change the claim"
-                        + " read the row `FOR UPDATE`, and a row lock made every replay a transaction that wrote and"
-                        + " flushed its commit). It is still a larger statement than the bare `SELECT`: PostgreSQL"
-                        + " prepares the insert and the takeover's update it carries even when they write nothing, and"
-                        + " it returns the database's time; so it costs the server more CPU than the `SELECT` (the"
-                        + " table above), and the engine decodes the stored result. With several threads, replays of"
-                        + " one key that meet in flight coalesce in the JVM (one claim answers every caller waiting on"
-                        + " it; the threads cycle over the same 200 keys), so there the replay's throughput can pass"
-                        + " the bare `SELECT`'s. The transactional mode (`storeTransaction`) keeps the locking claim,"
-                        + " since a concurrent caller must wait on the row there.",
+                        + " whose first step is a plain `SELECT`) and inserts the row only when there is none. A replay"
+                        + " is therefore a plain read: no row lock, no transaction id, no commit record waiting for the"
+                        + " disk. It is still a larger statement than the bare `SELECT`: PostgreSQL starts the insert"
+                        + " it carries even when it writes nothing, and it returns the database's time; so it costs the"
+                        + " server more CPU than the `SELECT` (the table above), and the engine decodes the stored"
+                        + " result. A row whose record is claimable (released, deleted, expired, or in progress past"
+                        + " its lease) is taken over by a second statement, an `UPDATE` guarded by the version read;"
+                        + " until that was split off, every claim statement carried the takeover's `UPDATE` as a third"
+                        + " CTE, which PostgreSQL started on every execution, whether anything was claimable or not."
+                        + " With several threads, replays of one key that meet in flight coalesce in the JVM (one claim"
+                        + " answers every caller waiting on it; the threads cycle over the same 200 keys), so there the"
+                        + " replay's throughput can pass the bare `SELECT`'s. The transactional mode"
+                        + " (`storeTransaction`) keeps one locking statement with the takeover in it, since a"
+                        + " concurrent caller must wait on the row there.",
                 "",
                 "**What a fresh call costs beside the baseline.** Both make two round trips and commit twice, each"
                         + " commit waiting for its log to reach the disk. Where those waits dominate (one thread, or a"
                         + " disk that other work keeps busy) both are bound by the disk, and the ratio mostly shows"
                         + " how the flush times varied between the two measurements. With many threads PostgreSQL"
                         + " flushes many commits at once, the waits shrink per call, and the CPU of the two shared"
-                        + " cores (client and server) becomes the limit. There the claim costs more than the bare"
-                        + " `INSERT`: one statement that reads the row, inserts it with a fencing token drawn from the"
-                        + " `<table>_tokens` sequence (never cached per connection, or tokens would not grow across"
-                        + " processes), carries the takeover's `UPDATE` in the same plan, and returns the row and the"
-                        + " database's time." + cpu + " Checked by hand when this report was written: PostgreSQL plans"
-                        + " the statement once per connection (a generic plan after five executions, per"
-                        + " `pg_prepared_statements`), and a fresh claim writes the log records of the bare insert"
-                        + " (`EXPLAIN (ANALYZE, WAL)`: 3 records, 287 bytes, plus the sequence's one record per 32"
-                        + " tokens), so the difference is the statement's execution, not planning or writes. The pool"
-                        + " is not the limit: 32 connections for at most 32 threads, each holding one connection at a"
-                        + " time, as the baseline does. In the JVM, the engine adds its own work per call (the key's"
-                        + " derivation, the java codec's encoding of the result), whose allocation is shown above.");
+                        + " cores (client and server) becomes the limit: the CPU table above. On the server the claim"
+                        + " costs more than the bare `INSERT`: one statement that reads the row, inserts it with a"
+                        + " fencing token drawn from the `<table>_tokens` sequence (never cached per connection, or"
+                        + " tokens would not grow across processes), and returns the token." + cpu + " Checked by hand"
+                        + " when this report was written, with the backend's CPU over 10,000 executions of each"
+                        + " statement shape alone, the shapes taking turns: `nextval` and the database's time add less"
+                        + " than the 5 µs such a count resolves (a bare `INSERT` with and without them); the completion"
+                        + " updates are HOT (heap-only, `pg_stat_user_tables.n_tup_hot_upd`: 97% to 100% of them, for"
+                        + " Idem's table and the baseline's alike), so a lower fillfactor would not make them cheaper;"
+                        + " PostgreSQL plans each statement once per connection (a generic plan, per"
+                        + " `pg_prepared_statements`); and a fresh claim writes the log records of the bare insert,"
+                        + " plus the sequence's one record per 32 tokens. What remains is the statement's execution:"
+                        + " the read of the row and the plan nodes around the insert. The pool is not the limit: 32"
+                        + " connections for at most 32 threads, each holding one connection at a time, as the baseline"
+                        + " does. In the JVM, the engine adds its own work per call (the key's derivation, the"
+                        + " in-flight and local-result bookkeeping, the java codec's encoding of the result): the"
+                        + " client CPU column, and the allocation shown above.");
     }
 
     private static String threads(List<String> counts) {

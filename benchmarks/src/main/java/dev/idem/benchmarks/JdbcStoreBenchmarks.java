@@ -25,6 +25,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import javax.sql.DataSource;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -138,16 +139,22 @@ public class JdbcStoreBenchmarks {
         final Orders orders = new Orders();
         IdemEngine engine;
 
+        /**
+         * Completes the replayed keys and installs this state's engine. An engine installed before stays open: its
+         * owner closes it (so {@link #countStatements} can switch between two engines).
+         */
         void install(Database db, DataSource dataSource, Clock clock) {
             WeavingCheck.requireWoven(Orders.class);
             // The replayed keys are completed by an engine of their own, so the measured engine knows them only
             // from the store (the results an engine ran itself it keeps by its own clock).
-            use(engine(db, dataSource, Clock.systemUTC()));
+            IdemEngine completing = engine(db, dataSource, Clock.systemUTC());
+            Idem.install(completing);
             for (int i = 0; i < REPLAY_KEYS; i++) {
                 orders.place("replayed-" + i);
             }
             engine = engine(db, dataSource, clock);
-            use(engine);
+            Idem.install(engine);
+            completing.close();
         }
 
         /**
@@ -163,16 +170,11 @@ public class JdbcStoreBenchmarks {
                     .store("jdbc", store).defaultStore("jdbc").build());
         }
 
-        private static void use(IdemEngine engine) {
-            IdemEngine previous = Idem.install(engine);
-            if (previous != null) {
-                previous.close();
-            }
-        }
-
         @TearDown(Level.Trial)
         public void close() {
-            engine.close();
+            if (engine != null) {
+                engine.close();
+            }
         }
     }
 
@@ -311,16 +313,19 @@ public class JdbcStoreBenchmarks {
     }
 
     /**
-     * Counts the statements per call of each kind, over {@code calls} calls (1,000 unless given), and prints them
-     * with the server's CPU per call. {@link JdbcReport} runs the same count and writes it to docs/benchmarks.md.
+     * Counts the statements per call of each kind, over {@code calls} calls (10,000 unless given), and prints them
+     * with the server's and the client's CPU per call. {@link JdbcReport} runs the same count and writes it to
+     * docs/benchmarks.md.
      *
      * @param args optionally the number of calls
      */
     public static void main(String[] args) throws Exception {
-        int calls = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
+        int calls = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         for (Map.Entry<String, Cost> count : countStatements(calls).entrySet()) {
-            System.out.printf(Locale.ROOT, "%-62s %.3f statements, %.0f us of server CPU per call (over %d calls)%n",
-                    count.getKey(), count.getValue().statements(), count.getValue().serverMicros(), calls);
+            Cost cost = count.getValue();
+            System.out.printf(Locale.ROOT, "%-62s %.3f statements, CPU per call: server %.0f us, client %.0f us"
+                    + " (over %d calls)%n", count.getKey(), cost.statements(), cost.serverMicros(),
+                    cost.clientMicros(), calls);
         }
     }
 
@@ -330,52 +335,87 @@ public class JdbcStoreBenchmarks {
     static final String REPLAY_FROM_STORE = "replay of a key this JVM does not hold";
     static final String BASELINE_FRESH = "baseline fresh (INSERT ... ON CONFLICT DO NOTHING + UPDATE)";
     static final String BASELINE_REPLAY = "baseline replay (SELECT)";
+    /** How many turns {@link #countStatements} takes through the kinds of calls, each a share of the calls. */
+    static final int ROUNDS = 10;
 
     /**
-     * What one call costs: statements (round trips), and the CPU time the server's backend spent on them in
-     * microseconds (NaN when the server's process cannot be read, as when it runs on another machine).
+     * What one call costs: statements (round trips); the CPU time the server's backend spent on them in microseconds
+     * (NaN when the server's process cannot be read, as when it runs on another machine); and the CPU time of the
+     * whole client JVM (every thread: the caller, the pool's, the garbage collector's, the compiler's) in
+     * microseconds.
      */
-    record Cost(double statements, double serverMicros) {
+    record Cost(double statements, double serverMicros, double clientMicros) {
+        /** Server and client CPU together: what a call costs the machine's cores when both run on it. */
+        double totalMicros() {
+            return serverMicros + clientMicros;
+        }
     }
 
     /**
-     * Statements (round trips) and server CPU per call of each kind, over {@code calls} calls of each: counted by a
+     * Statements (round trips) and CPU per call of each kind, over {@code calls} calls of each: counted by a
      * {@link CountingDataSource} around a pool of one connection, whose backend's CPU time (user + system, from
-     * {@code /proc/<pid>/stat} of a server on this machine) is read before and after. On tables of their own,
-     * dropped at the end.
+     * {@code /proc/<pid>/stat} of a server on this machine, in 10 ms ticks) is read before and after, as is this
+     * JVM's process CPU time. After a warm-up of half as many calls, the kinds take turns ({@link #ROUNDS} turns, each a
+     * share of the calls), so a change of the machine's load during the count weighs on every kind alike. On tables
+     * of their own, dropped at the end.
      */
     static Map<String, Cost> countStatements(int calls) throws Exception {
-        Map<String, Cost> perCall = new LinkedHashMap<>();
         Database db = new Database();
         db.open(1);
+        HeldEngine held = new HeldEngine();
+        StoreEngine fromStore = new StoreEngine();
         try {
             CountingDataSource counting = new CountingDataSource(db.pool);
             BackendCpu cpu = new BackendCpu(db.pool);
-            HeldEngine held = new HeldEngine();
             held.install(db, counting, Clock.systemUTC());
+            fromStore.install(db, counting, Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
             Keys keys = new Keys();
             keys.open(db);
-            perCall.put(FRESH, measure(counting, cpu, calls, () -> held.orders.place(keys.fresh())));
-            for (int i = 0; i < REPLAY_KEYS; i++) {
-                held.orders.place(keys.replayed()); // each key's first replay reads the store; then the JVM holds it
+            Map<String, Call> kinds = new LinkedHashMap<>();
+            kinds.put(FRESH, () -> {
+                Idem.install(held.engine);
+                held.orders.place(keys.fresh());
+            });
+            kinds.put(REPLAY_FROM_STORE, () -> {
+                Idem.install(fromStore.engine);
+                fromStore.orders.place(keys.replayed());
+            });
+            // The held engine holds a replayed key once it replayed it: the warm-up replays each (at least 200 calls).
+            kinds.put(REPLAY_HELD, () -> {
+                Idem.install(held.engine);
+                held.orders.place(keys.replayed());
+            });
+            kinds.put(BASELINE_FRESH, () -> baselineFresh(counting, db.baseline, keys.fresh()));
+            kinds.put(BASELINE_REPLAY, () -> baselineReplay(counting, db.baseline, keys.replayed()));
+            int share = Math.max(1, calls / ROUNDS);
+            Map<String, long[]> totals = new LinkedHashMap<>();
+            // A warm-up of half the calls of each kind, in turns, so that the JIT compiler's threads are mostly done
+            // before the client's CPU is counted (they count in the process's CPU time).
+            for (int round = 0; round < ROUNDS / 2; round++) {
+                for (Map.Entry<String, Call> kind : kinds.entrySet()) {
+                    measure(counting, cpu, Math.max(REPLAY_KEYS, share), kind.getValue());
+                    totals.put(kind.getKey(), new long[4]);
+                }
             }
-            perCall.put(REPLAY_HELD, measure(counting, cpu, calls, () -> held.orders.place(keys.replayed())));
-            held.close();
-
-            StoreEngine fromStore = new StoreEngine();
-            fromStore.install(db, counting, Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
-            perCall.put(REPLAY_FROM_STORE, measure(counting, cpu, calls,
-                    () -> fromStore.orders.place(keys.replayed())));
-            fromStore.close();
-
-            perCall.put(BASELINE_FRESH, measure(counting, cpu, calls,
-                    () -> baselineFresh(counting, db.baseline, keys.fresh())));
-            perCall.put(BASELINE_REPLAY, measure(counting, cpu, calls,
-                    () -> baselineReplay(counting, db.baseline, keys.replayed())));
+            for (int round = 0; round < ROUNDS; round++) {
+                for (Map.Entry<String, Call> kind : kinds.entrySet()) {
+                    long[] one = measure(counting, cpu, share, kind.getValue());
+                    long[] total = totals.get(kind.getKey());
+                    for (int i = 0; i < one.length; i++) {
+                        total[i] = total[i] < 0 || one[i] < 0 ? -1 : total[i] + one[i];
+                    }
+                }
+            }
+            Map<String, Cost> perCall = new LinkedHashMap<>();
+            double counted = (double) share * ROUNDS;
+            totals.forEach((kind, t) -> perCall.put(kind, new Cost(t[0] / counted,
+                    t[1] < 0 ? Double.NaN : t[1] / counted, t[2] / 1_000.0 / counted)));
+            return perCall;
         } finally {
+            held.close();
+            fromStore.close();
             db.close();
         }
-        return perCall;
     }
 
     @FunctionalInterface
@@ -383,15 +423,24 @@ public class JdbcStoreBenchmarks {
         void run() throws Exception;
     }
 
-    private static Cost measure(CountingDataSource counting, BackendCpu cpu, int calls, Call call) throws Exception {
+    /** Statements, server CPU (µs, -1 when unreadable) and client CPU (ns) of {@code calls} calls. */
+    private static long[] measure(CountingDataSource counting, BackendCpu cpu, int calls, Call call) throws Exception {
         long statements = counting.executed();
-        long micros = cpu.micros();
+        long server = cpu.micros();
+        long client = processCpuNanos();
         for (int i = 0; i < calls; i++) {
             call.run();
         }
-        long after = cpu.micros();
-        return new Cost((counting.executed() - statements) / (double) calls,
-                micros < 0 || after < 0 ? Double.NaN : (after - micros) / (double) calls);
+        long clientAfter = processCpuNanos();
+        long serverAfter = cpu.micros();
+        return new long[] {counting.executed() - statements, server < 0 || serverAfter < 0 ? -1 : serverAfter - server,
+                clientAfter - client, calls};
+    }
+
+    /** This JVM's CPU time so far, every thread, in nanoseconds. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     /** The CPU time of the one backend behind a pool of one connection, when its process is readable here. */

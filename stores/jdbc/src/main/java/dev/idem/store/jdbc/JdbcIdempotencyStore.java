@@ -109,9 +109,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Nullable
     private final ExpiredRowSweeper sweeper;
     private final JdbcTransactionalClaims transactionalClaims;
-    /** PostgreSQL's claim statements (null elsewhere): reading first, and locking the row (transactional mode). */
+    /**
+     * PostgreSQL's claim statements (null elsewhere): reading first (with {@link #takeover} for a claimable row), and
+     * locking the row (the transactional mode).
+     */
     @Nullable
     private final String claimReadingFirst;
+    @Nullable
+    private final String takeover;
     @Nullable
     private final String claimLocking;
     /** MariaDB's and H2's read of the key's row, drawing a token only when the record is absent or claimable. */
@@ -181,8 +186,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         this.now = "(" + dialect.nowMillis + " + ?)";
         String nextToken = dialect.nextToken(table).orElse(null);
-        this.claimReadingFirst = dialect == Dialect.POSTGRESQL ? pgClaim(table, now, nextToken, false) : null;
-        this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaim(table, now, nextToken, true) : null;
+        this.claimReadingFirst = dialect == Dialect.POSTGRESQL ? pgClaimReadingFirst(table, now, nextToken) : null;
+        this.takeover = dialect == Dialect.POSTGRESQL ? pgTakeover(table, now, nextToken) : null;
+        this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaimLocking(table, now, nextToken) : null;
         this.readWithToken = dialect != Dialect.POSTGRESQL && nextToken != null
                 ? readDrawingATokenIfClaimable(table, now, nextToken) : null;
         this.sweepBatchSize = b.sweepBatchSize;
@@ -383,7 +389,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         long window = request.window().toMillis();
         for (int attempt = 0; ; attempt++) {
             if (dialect == Dialect.POSTGRESQL) {
-                Optional<ClaimOutcome> outcome = claimInOneStatement(c, lockRow, hash, request, lease, window);
+                Optional<ClaimOutcome> outcome = lockRow ? claimLockingTheRow(c, hash, request, lease, window)
+                        : claimReadingFirst(c, hash, request, lease, window);
                 if (outcome.isPresent()) {
                     return outcome.get();
                 }
@@ -477,27 +484,82 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * PostgreSQL: the whole claim in one statement, {@code old} reading the key's row, {@code ins} inserting it when
-     * there was none (doing nothing if a concurrent claim inserted it meanwhile), {@code upd} taking it over when its
-     * record is claimable at the database's now. The row as read comes back with the outcome, for
-     * {@link ClaimOutcome.Existing} or {@link ClaimOutcome.Acquired#replaced()}.
+     * PostgreSQL outside the transactional mode: one statement that reads the key's row and, only when there is none,
+     * inserts it (doing nothing if a concurrent claim inserted it meanwhile). A fresh key and a record the claim cannot
+     * take (a replay, a caller of an execution in progress) are thus answered in one round trip, and the latter is a
+     * plain read: the row is read as of the statement's snapshot without a lock, so no transaction id, no commit record
+     * to flush, and no wait on a transaction that holds the row.
      *
-     * <p><b>Reading first</b> (outside the transactional mode), {@code old} reads the row as of the statement's
-     * snapshot without a lock, so a claim that finds a record it cannot take (a replay, a caller of an execution in
-     * progress) is a plain read: no row lock, no transaction id, no commit record to flush, and no wait on a
-     * transaction that holds the row. {@code upd} touches the row only when the record read is claimable, and only
-     * while the row is still the version read (token, state, lease): the update locks the row and, when a concurrent
-     * write changed it first, re-checks that guard on the latest version, which fails, so nothing is written. The row
-     * returned is then exactly the version an update replaced. A lost race returns no claim, and the claim reads again.
-     *
-     * <p><b>Locking the row</b> (the transactional mode), {@code old} reads it {@code FOR UPDATE} whatever its record,
-     * so a concurrent transactional caller of the key waits on the row until this transaction ends, and then sees
-     * what it committed.
+     * <p>A row whose record is claimable (released, deleted, expired, or an in-progress record whose lease passed) is
+     * rarer, and taken over by a second statement, {@link #takeover}: an {@code UPDATE} that applies only while the row
+     * is still the version read (token, state, lease). The update locks the row and, when a concurrent write changed
+     * it first, re-checks that guard on the latest version, which fails, so nothing is written and the claim reads
+     * again. Claimability only grows with time for one version, so an update that applies is a claim at that version.
+     * Keeping the takeover out of the common statement keeps that statement small: PostgreSQL starts every node of a
+     * statement's plan on each execution, whether or not it writes.
      */
-    private Optional<ClaimOutcome> claimInOneStatement(Connection c, boolean lockRow, byte[] hash,
-                                                       ClaimRequest request, long lease, long window)
-            throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(lockRow ? claimLocking : claimReadingFirst)) {
+    private Optional<ClaimOutcome> claimReadingFirst(Connection c, byte[] hash, ClaimRequest request, long lease,
+                                                     long window) throws SQLException {
+        Row row;
+        try (PreparedStatement ps = c.prepareStatement(claimReadingFirst)) {
+            long offset = offsetMillis.getAsLong();
+            int i = 0;
+            ps.setBytes(++i, hash);
+            ps.setBytes(++i, hash);
+            ps.setString(++i, request.key());
+            ps.setString(++i, request.payloadHash());
+            ps.setString(++i, request.owner());
+            ps.setLong(++i, offset);
+            ps.setLong(++i, offset);
+            ps.setLong(++i, lease);
+            ps.setLong(++i, offset);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty(); // no row as read, and a concurrent claim inserted it first
+                }
+                long inserted = rs.getLong("inserted");
+                if (!rs.wasNull()) {
+                    return Optional.of(new ClaimOutcome.Acquired(inserted, null));
+                }
+                row = Row.read(rs);
+            }
+        }
+        Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
+        IdempotencyRecord live = row.liveAt(nowAt);
+        if (live != null && !live.isClaimableAt(nowAt, Duration.ofMillis(window))) {
+            return Optional.of(new ClaimOutcome.Existing(live, nowAt));
+        }
+        try (PreparedStatement ps = c.prepareStatement(takeover)) {
+            long offset = offsetMillis.getAsLong();
+            int i = 0;
+            ps.setString(++i, request.key());
+            ps.setString(++i, request.payloadHash());
+            ps.setString(++i, request.owner());
+            ps.setLong(++i, offset);
+            ps.setLong(++i, offset);
+            ps.setLong(++i, lease);
+            ps.setBytes(++i, hash);
+            ps.setLong(++i, row.token);
+            ps.setString(++i, row.state);
+            ps.setLong(++i, row.leaseUntil);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(new ClaimOutcome.Acquired(rs.getLong(1), live, nowAt))
+                        : Optional.empty(); // a concurrent write changed the row first: read it again
+            }
+        }
+    }
+
+    /**
+     * PostgreSQL in the transactional mode: the whole claim in one statement, {@code old} reading the key's row
+     * {@code FOR UPDATE} whatever its record, so a concurrent transactional caller of the key waits on the row until
+     * this transaction ends, and then sees what it committed; {@code ins} inserting the row when there was none (doing
+     * nothing if a concurrent claim inserted it meanwhile), {@code upd} taking it over when its record is claimable at
+     * the database's now. The row as read comes back with the outcome, for {@link ClaimOutcome.Existing} or
+     * {@link ClaimOutcome.Acquired#replaced()}.
+     */
+    private Optional<ClaimOutcome> claimLockingTheRow(Connection c, byte[] hash, ClaimRequest request, long lease,
+                                                      long window) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(claimLocking)) {
             int i = 0;
             ps.setLong(++i, offsetMillis.getAsLong());
             ps.setBytes(++i, hash);
@@ -513,7 +575,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setBytes(++i, hash);
             ps.setLong(++i, window);
             ps.setLong(++i, window);
-            return outcomeOfOneStatement(ps, window, !lockRow);
+            return outcomeOfLockingStatement(ps);
         }
     }
 
@@ -535,21 +597,53 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The two PostgreSQL claim statements (null on the other databases). Both draw the token only for the row they
-     * write, after the row they replace was read as committed (or none was found: then the deletion of an earlier row
-     * was committed first), so it is larger than any the key had. Their parameters are bound in the same order.
+     * PostgreSQL's claim statement outside the transactional mode (see {@link #claimReadingFirst}): {@code old} reads
+     * the key's row, {@code ins} inserts it only when there was none, so a replay draws no token and writes nothing.
+     * It returns the row as read with the database's now, or, for an insert, one row with the token in
+     * {@code inserted}, or no row when the insert met a row a concurrent claim inserted. The token is drawn for the
+     * row it writes after the key's row was found absent (so after the deletion of any earlier row was committed),
+     * which makes it larger than any the key had. Parameters: the key hash twice, key, payload hash, owner, the time
+     * offset twice, the lease, the time offset.
      */
-    private static String pgClaim(String table, String now, String nextToken, boolean lockRow) {
+    private static String pgClaimReadingFirst(String table, String now, String nextToken) {
+        // now() is the transaction's start, the same wherever the statement reads it.
+        return "WITH old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?),"
+                + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
+                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", "
+                + now + " + ? WHERE NOT EXISTS (SELECT 1 FROM old)"
+                + " ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token)"
+                + " SELECT " + COLUMNS + ", " + now + " AS now_ms, CAST(NULL AS BIGINT) AS inserted FROM old"
+                + " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, fencing_token"
+                + " FROM ins";
+    }
+
+    /**
+     * PostgreSQL's takeover of a row whose record {@link #claimReadingFirst} found claimable: applies only to the
+     * version read (token, state, lease), drawing the token as it writes, after that version was committed.
+     * Parameters: key, payload hash, owner, the time offset twice, the lease, the key hash, and the version read's
+     * token, state and lease.
+     */
+    private static String pgTakeover(String table, String now, String nextToken) {
+        return "UPDATE " + table + " SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?, owner = ?,"
+                + " fencing_token = " + nextToken + ","
+                + " started_at = CASE WHEN state = 'IN_PROGRESS' THEN started_at ELSE " + now + " END,"
+                + " lease_until = " + now + " + ?, completed_at = NULL, expires_at = NULL, result = NULL"
+                + " WHERE key_hash = ? AND fencing_token = ? AND state = ? AND lease_until = ?"
+                + " RETURNING fencing_token";
+    }
+
+    /**
+     * PostgreSQL's claim statement in the transactional mode (see {@link #claimLockingTheRow}). It draws the token
+     * only for the row it writes, after the row it replaces was read and locked as committed (or none was found: then
+     * the deletion of an earlier row was committed first), so it is larger than any the key had.
+     */
+    private static String pgClaimLocking(String table, String now, String nextToken) {
         String claimable = "(old.state = '" + ABSENT + "'"
                 + " OR (old.state = 'IN_PROGRESS' AND n.now_ms >= old.lease_until)"
                 + " OR (old.state <> 'IN_PROGRESS' AND (n.now_ms >= old.expires_at"
                 + " OR (CAST(? AS BIGINT) > 0 AND n.now_ms >= old.started_at + ?))))";
-        // Read first: the update applies only to the version read, re-checked on the latest version once it is locked.
-        String sameVersion = lockRow ? ""
-                : " AND r.fencing_token = old.fencing_token AND r.state = old.state AND r.lease_until = old.lease_until";
         return "WITH n AS (SELECT " + now + " AS now_ms),"
-                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?"
-                + (lockRow ? " FOR UPDATE" : "") + "),"
+                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE),"
                 + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
                 + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", n.now_ms,"
                 + " n.now_ms + ? FROM n"
@@ -558,18 +652,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 + " owner = ?, fencing_token = " + nextToken + ","
                 + " started_at = CASE WHEN old.state = 'IN_PROGRESS' THEN old.started_at ELSE n.now_ms END,"
                 + " lease_until = n.now_ms + ?, completed_at = NULL, expires_at = NULL, result = NULL"
-                + " FROM old, n WHERE r.key_hash = ? AND " + claimable + sameVersion
+                + " FROM old, n WHERE r.key_hash = ? AND " + claimable
                 + " RETURNING r.fencing_token)"
                 + " SELECT old.*, n.now_ms, (SELECT fencing_token FROM ins) AS inserted,"
                 + " (SELECT fencing_token FROM upd) AS updated FROM n LEFT JOIN old ON TRUE";
     }
 
     /**
-     * The outcome of a PostgreSQL claim statement, or empty when it lost a race and must run again: its insert met
-     * a row a concurrent claim inserted, or (reading first) its update met a row a concurrent write changed.
+     * The outcome of the transactional mode's claim statement, or empty when its insert met a row a concurrent claim
+     * inserted and it must run again.
      */
-    private static Optional<ClaimOutcome> outcomeOfOneStatement(PreparedStatement ps, long window, boolean readFirst)
-            throws SQLException {
+    private static Optional<ClaimOutcome> outcomeOfLockingStatement(PreparedStatement ps) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
                 throw new SQLException("the claim statement returned no row");
@@ -587,11 +680,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             long updated = rs.getLong("updated");
             if (!rs.wasNull()) {
                 return Optional.of(new ClaimOutcome.Acquired(updated, live, nowAt));
-            }
-            if (readFirst) {
-                // Claimable as read, yet not updated: a concurrent write changed the row first.
-                return live == null || live.isClaimableAt(nowAt, Duration.ofMillis(window)) ? Optional.empty()
-                        : Optional.of(new ClaimOutcome.Existing(live, nowAt));
             }
             if (live == null) {
                 throw new SQLException("the key's row is claimable but was not claimed");
