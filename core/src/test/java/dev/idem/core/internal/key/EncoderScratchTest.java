@@ -97,6 +97,38 @@ class EncoderScratchTest {
         }
     }
 
+    @Test
+    void aLongPrefixLeftInTheDigestByAnAbandonedEncodingDoesNotEnterTheNextDigest() throws Exception {
+        char[] text = new char[5000]; // past the snapshot threshold: markPrefix feeds the digest
+        Arrays.fill(text, 'x');
+        CanonicalEncoder abandoned = CanonicalEncoder.acquire();
+        abandoned.encode(new String(text));
+        abandoned.markPrefix();
+        abandoned.release(); // as after an encoding that failed before its digest was taken
+
+        CanonicalEncoder next = CanonicalEncoder.acquire();
+        try {
+            assertEquals(abandoned, next, "the same encoder, so the same digest object");
+            next.encode("short");
+            assertArrayEquals(MessageDigest.getInstance("SHA-256").digest(encodingOf("short")), next.sha256());
+        } finally {
+            next.release();
+        }
+    }
+
+    @Test
+    void anEncodedConstantIsTheBytesWriteStringWrites() {
+        for (String version : new String[] {"", "v1", "2026-11-30", "é€𝄞"}) {
+            CanonicalEncoder encoder = CanonicalEncoder.acquire();
+            try {
+                encoder.writeString(version);
+                assertArrayEquals(encoder.toByteArray(), CanonicalEncoder.encodedString(version), version);
+            } finally {
+                encoder.release();
+            }
+        }
+    }
+
     private static byte[] encodingOf(Object value) {
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
         try {
