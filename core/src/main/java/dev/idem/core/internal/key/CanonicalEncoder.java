@@ -129,7 +129,8 @@ public final class CanonicalEncoder {
      */
     public void release() {
         Arrays.fill(buffer, 0, Math.min(buffer.length, Math.max(length, highWater)), (byte) 0);
-        if (enclosing != null) {
+        if (enclosing != null && depth > 0) {
+            // leave() clears each slot as the encoding climbs back out, so only a failure half-way leaves values
             Arrays.fill(enclosing, 0, Math.min(enclosing.length, maxDepth), null);
         }
         if (buffer.length > KEPT_BUFFER_LIMIT) {
@@ -147,6 +148,11 @@ public final class CanonicalEncoder {
         prefixDigest = null;
         canonicalizers = Canonicalizers.NONE;
         inUse = false;
+    }
+
+    /** Whether no slot of the cycle check holds a value (for tests: release must leave none). */
+    boolean holdsNoValues() {
+        return enclosing == null || Arrays.stream(enclosing).allMatch(java.util.Objects::isNull);
     }
 
     public CanonicalEncoder using(Canonicalizers registered) {

@@ -52,6 +52,16 @@ class EncoderScratchTest {
         encoder.release();
 
         assertTrue(allZero(buffer));
+        assertTrue(encoder.holdsNoValues(), "no reference to the values being encoded is kept");
+    }
+
+    @Test
+    void aCompleteEncodingOfNestedValuesKeepsNoReferenceToThem() {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        encoder.encode(java.util.List.of(java.util.List.of("a secret"), java.util.Map.of("k", java.util.Set.of(1))));
+        encoder.release();
+
+        assertTrue(encoder.holdsNoValues());
     }
 
     @Test
