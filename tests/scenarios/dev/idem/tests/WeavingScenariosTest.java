@@ -94,7 +94,7 @@ class WeavingScenariosTest {
     }
 
     @Test
-    void methodsOfEveryArityAndPrimitiveParametersRunWithTheirArgumentsAndReplay() {
+    void methodsOfEveryArityWithPrimitiveAndNullArgumentsRunWithTheirArgumentsAndReplay() {
         assertEquals(1, service.noParameters());
         assertEquals(1, service.noParameters(), "replayed");
 
@@ -104,6 +104,9 @@ class WeavingScenariosTest {
         assertEquals("3:1,2,c,4,5,6.5,7.25,false",
                 service.eightParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.25, false), "another key");
         assertEquals(3, service.runs.get());
+        service.publish(null);
+        service.publish(null);
+        assertEquals(4, service.runs.get(), "a null argument is bound like any other: the call is idempotent too");
 
         int staticRuns = ArticleService.STATIC_RUNS.get();
         String nine = ArticleService.nineParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.25, true, "t");
@@ -111,7 +114,7 @@ class WeavingScenariosTest {
         assertEquals(nine, ArticleService.nineParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.25, true, "t"));
         ArticleService.nineParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.5, true, "t");
         assertEquals(staticRuns + 2, ArticleService.STATIC_RUNS.get(), "one run per distinct call");
-        assertEquals(3, count(IdempotencyEventType.REPLAYED));
+        assertEquals(4, count(IdempotencyEventType.REPLAYED));
     }
 
     @Test

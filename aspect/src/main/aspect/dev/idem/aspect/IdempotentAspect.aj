@@ -14,12 +14,12 @@ import org.aspectj.lang.reflect.MethodSignature;
  * {@code JoinPointImpl} per call, and in the AspectJ runtimes Idem supports (1.9.25, 1.9.27) each one creates a
  * {@code ThreadLocal} of its own (an atomic increment on a JVM-wide counter and two more objects), then
  * {@code getArgs()} copies the arguments again: 104 bytes and a measurable part of a replay answered from this
- * JVM's results. Here the arguments are bound
- * with {@code args(..)} instead, one advice per parameter count, and only the static part of the join point (a
- * constant of the woven class, whose signature caches its {@code Method}) is used. {@code Object} in {@code args}
- * binds primitives boxed, and {@code proceed} with the same values runs the original body, as the engine's
- * {@link Invocation} (once, again for each retry, possibly on another thread). Methods with more than eight
- * parameters take the general route through {@code thisJoinPoint}.
+ * JVM's results. Here the arguments are bound with {@code args(..)} instead, one advice per parameter count, and
+ * only the static part of the join point (a constant of the woven class, whose signature caches its
+ * {@code Method}) is used. {@code Object} in {@code args} matches every parameter statically (no run-time test, so
+ * a null argument is advised like any other) and binds primitives boxed; {@code proceed} with the same values runs
+ * the original body as the engine's {@link Invocation} (once, again for each retry, possibly on another thread).
+ * Methods with more than eight parameters take the general route through {@code thisJoinPoint}.
  *
  * <p>Every advice matches a disjoint set of methods (exactly its parameter count), so a method is advised once.
  */
