@@ -11,6 +11,10 @@ case "$profile" in
   *) echo "usage: benchmarks/run.sh [quick|full]" >&2; exit 2 ;;
 esac
 
+# Clean first: the benchmarks module weaves its own compiled classes in place, and classes javac did not recompile
+# are then woven a second time; after a change of Idem's aspect that left closures of the old weave behind
+# (ArrayIndexOutOfBoundsException in an AjcClosure at the first call).
+mvn -q -B -ntp -pl benchmarks clean
 mvn -q -B -ntp -pl benchmarks -am package -DskipTests
 jar=benchmarks/target/benchmarks.jar
 agent=$(ls agent/target/idem-agent-*.jar | grep -v original)

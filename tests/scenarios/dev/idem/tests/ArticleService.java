@@ -60,6 +60,26 @@ public class ArticleService {
         return STATIC_RUNS.incrementAndGet();
     }
 
+    /** No parameters: every call is the same call. */
+    @Idempotent(scope = "weaving:none")
+    public int noParameters() {
+        return runs.incrementAndGet();
+    }
+
+    /** Eight parameters, every primitive type among them: the most the aspect binds one by one. */
+    @Idempotent(scope = "weaving:eight")
+    public String eightParameters(byte b, short s, char c, int i, long l, float f, double d, boolean z) {
+        return runs.incrementAndGet() + ":" + b + "," + s + "," + c + "," + i + "," + l + "," + f + "," + d + "," + z;
+    }
+
+    /** Nine parameters: past what the aspect binds one by one. */
+    @Idempotent(scope = "weaving:nine")
+    public static String nineParameters(byte b, short s, char c, int i, long l, float f, double d, boolean z,
+                                        String text) {
+        return STATIC_RUNS.incrementAndGet() + ":" + b + "," + s + "," + c + "," + i + "," + l + "," + f + "," + d
+                + "," + z + "," + text;
+    }
+
     /** Not annotated: a plain method runs every time, woven or not. */
     public Article plain(String topic) {
         return new Article(topic, 0, runs.incrementAndGet(), "");

@@ -93,6 +93,30 @@ class WeavingScenariosTest {
     }
 
     @Test
+    void methodsOfEveryArityWithPrimitiveAndNullArgumentsRunWithTheirArgumentsAndReplay() {
+        assertEquals(1, service.noParameters());
+        assertEquals(1, service.noParameters(), "replayed");
+
+        String eight = service.eightParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.25, true);
+        assertEquals("2:1,2,c,4,5,6.5,7.25,true", eight, "the body got every argument as passed");
+        assertEquals(eight, service.eightParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.25, true));
+        assertEquals("3:1,2,c,4,5,6.5,7.25,false",
+                service.eightParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.25, false), "another key");
+        assertEquals(3, service.runs.get());
+        service.publish(null);
+        service.publish(null);
+        assertEquals(4, service.runs.get(), "a null argument is bound like any other: the call is idempotent too");
+
+        int staticRuns = ArticleService.STATIC_RUNS.get();
+        String nine = ArticleService.nineParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.25, true, "t");
+        assertEquals((staticRuns + 1) + ":1,2,c,4,5,6.5,7.25,true,t", nine, "the body got every argument as passed");
+        assertEquals(nine, ArticleService.nineParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.25, true, "t"));
+        ArticleService.nineParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.5, true, "t");
+        assertEquals(staticRuns + 2, ArticleService.STATIC_RUNS.get(), "one run per distinct call");
+        assertEquals(4, count(IdempotencyEventType.REPLAYED));
+    }
+
+    @Test
     void unannotatedMethodsAreLeftAlone() {
         service.plain("rust");
         service.plain("rust");

@@ -36,8 +36,8 @@ import java.util.stream.Stream;
  * it instead: no weaver or agent applies it to implementations (see {@link ConfigurationCheck}).
  *
  * <p>A method counts as woven when AspectJ (at compile time or load time) left its around-advice body beside it
- * (a static method {@code name_aroundBodyN} taking the original parameters and a JoinPoint), or when the Idem agent
- * instrumented its class.
+ * (a static method {@code name_aroundBodyN} taking the instance, if any, then the original parameters, and for
+ * advice that reads the whole join point a JoinPoint last), or when the Idem agent instrumented its class.
  */
 public final class WeavingCheck {
     private WeavingCheck() {
@@ -128,9 +128,12 @@ public final class WeavingCheck {
             }
             Class<?>[] p = candidate.getParameterTypes();
             int from = isStatic ? 0 : 1;
-            if (p.length == method.getParameterCount() + from + 1
-                    && p[p.length - 1].getName().equals("org.aspectj.lang.JoinPoint")
-                    && Arrays.equals(Arrays.copyOfRange(p, from, p.length - 1), method.getParameterTypes())) {
+            // Idem's aspect binds the arguments themselves (no JoinPoint) up to eight parameters, and reads the
+            // join point beyond that.
+            boolean joinPointLast = p.length > 0 && p[p.length - 1].getName().equals("org.aspectj.lang.JoinPoint");
+            int to = p.length - (joinPointLast ? 1 : 0);
+            if (to - from == method.getParameterCount()
+                    && Arrays.equals(Arrays.copyOfRange(p, from, to), method.getParameterTypes())) {
                 return true;
             }
         }

@@ -93,6 +93,11 @@ public final class CanonicalEncoder {
     private byte[] prefixDigest;
     /** How far the buffer was written, rewinds included, so release zeroes every byte of the arguments. */
     private int highWater;
+    /**
+     * Whether bytes entered the digest that no {@code digest()} has consumed yet (only a long prefix, see
+     * {@link #markPrefix()}): a finished digest resets itself, so release resets it only then.
+     */
+    private boolean digestStarted;
 
     private CanonicalEncoder() {
     }
@@ -124,13 +129,17 @@ public final class CanonicalEncoder {
      */
     public void release() {
         Arrays.fill(buffer, 0, Math.min(buffer.length, Math.max(length, highWater)), (byte) 0);
-        if (enclosing != null) {
+        if (enclosing != null && depth > 0) {
+            // leave() clears each slot as the encoding climbs back out, so only a failure half-way leaves values
             Arrays.fill(enclosing, 0, Math.min(enclosing.length, maxDepth), null);
         }
         if (buffer.length > KEPT_BUFFER_LIMIT) {
             buffer = new byte[256]; // do not pin a huge prompt's buffer to the thread
         }
-        sha256.reset();
+        if (digestStarted) {
+            sha256.reset(); // an encoding that failed between markPrefix and sha256 left bytes in the digest
+            digestStarted = false;
+        }
         length = 0;
         highWater = 0;
         depth = 0;
@@ -139,6 +148,11 @@ public final class CanonicalEncoder {
         prefixDigest = null;
         canonicalizers = Canonicalizers.NONE;
         inUse = false;
+    }
+
+    /** Whether no slot of the cycle check holds a value (for tests: release must leave none). */
+    boolean holdsNoValues() {
+        return enclosing == null || Arrays.stream(enclosing).allMatch(java.util.Objects::isNull);
     }
 
     public CanonicalEncoder using(Canonicalizers registered) {
@@ -160,6 +174,7 @@ public final class CanonicalEncoder {
             prefixLength = -1;
             prefixDigest = null;
             sha256.reset();
+            digestStarted = false;
         }
     }
 
@@ -176,6 +191,7 @@ public final class CanonicalEncoder {
             } catch (java.security.DigestException e) {
                 throw new IllegalStateException(e);
             }
+            digestStarted = false;
         } else {
             Sha256.digest(sha256, buffer, length, digest);
         }
@@ -190,11 +206,13 @@ public final class CanonicalEncoder {
         prefixLength = length;
         if (length >= PREFIX_SNAPSHOT_THRESHOLD) {
             sha256.update(buffer, 0, length);
+            digestStarted = true;
             try {
                 MessageDigest snapshot = (MessageDigest) sha256.clone();
                 prefixDigest = snapshot.digest();
             } catch (CloneNotSupportedException e) {
                 sha256.reset(); // a provider that cannot copy its state: hash the prefix again when asked
+                digestStarted = false;
                 prefixDigest = null;
             }
         }
@@ -366,6 +384,21 @@ public final class CanonicalEncoder {
     public void writeString(String value) {
         writeByte(STRING);
         writeUtf8(value);
+    }
+
+    /**
+     * {@code value} encoded as {@link #writeString} writes it, for a constant written at every call (an
+     * operation's version): {@link #writeEncoded} then copies these bytes instead of encoding the text again.
+     */
+    public static byte[] encodedString(String value) {
+        CanonicalEncoder encoder = new CanonicalEncoder();
+        encoder.writeString(value);
+        return encoder.toByteArray();
+    }
+
+    /** Appends bytes made by {@link #encodedString} (or another encoder's complete encoding of a value). */
+    public void writeEncoded(byte[] encoded) {
+        writeBytes(encoded, 0, encoded.length);
     }
 
     public void writeInteger(long value) {

@@ -58,6 +58,8 @@ public final class OperationPlan {
     final ZoneId zone;
     /** The key's text before its hash when the scope is literal (the common case), made once; else null. */
     private final String literalKeyPrefix;
+    /** The version as {@link CanonicalEncoder#writeString} encodes it, made once: every key ends with it. */
+    private final byte[] encodedVersion;
 
     OperationPlan(String operation, IdempotencyPolicy policy, IdempotencyStore store, String namespace,
                   ScopeTemplate scope, KeySource[] keySources, KeySource[] payloadSources, ReturnKind returnKind,
@@ -79,6 +81,7 @@ public final class OperationPlan {
         this.fixedWindow = policy.windowAlignment() == WindowAlignment.FIXED;
         this.zone = policy.zone();
         this.literalKeyPrefix = scope.isLiteral() ? CallKey.keyPrefix(namespace, scope.render(new Object[0])) : null;
+        this.encodedVersion = CanonicalEncoder.encodedString(policy.version());
     }
 
     /** The operation's name in messages and events. */
@@ -114,7 +117,7 @@ public final class OperationPlan {
         if (payloadSameAsKey) {
             encoder.markPrefix(); // the payload's encoding is this prefix of the key's
         }
-        encoder.writeString(policy.version());
+        encoder.writeEncoded(encodedVersion);
         if (fixedWindow) {
             encoder.writeInteger(windowStart(nowMillis));
         }

@@ -52,6 +52,16 @@ class EncoderScratchTest {
         encoder.release();
 
         assertTrue(allZero(buffer));
+        assertTrue(encoder.holdsNoValues(), "no reference to the values being encoded is kept");
+    }
+
+    @Test
+    void aCompleteEncodingOfNestedValuesKeepsNoReferenceToThem() {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        encoder.encode(java.util.List.of(java.util.List.of("a secret"), java.util.Map.of("k", java.util.Set.of(1))));
+        encoder.release();
+
+        assertTrue(encoder.holdsNoValues());
     }
 
     @Test
@@ -91,6 +101,38 @@ class EncoderScratchTest {
 
                 assertArrayEquals(MessageDigest.getInstance("SHA-256").digest(whole), keyDigest, "key, " + size);
                 assertArrayEquals(expectedPrefix, encoder.prefixSha256(), "prefix, " + size);
+            } finally {
+                encoder.release();
+            }
+        }
+    }
+
+    @Test
+    void aLongPrefixLeftInTheDigestByAnAbandonedEncodingDoesNotEnterTheNextDigest() throws Exception {
+        char[] text = new char[5000]; // past the snapshot threshold: markPrefix feeds the digest
+        Arrays.fill(text, 'x');
+        CanonicalEncoder abandoned = CanonicalEncoder.acquire();
+        abandoned.encode(new String(text));
+        abandoned.markPrefix();
+        abandoned.release(); // as after an encoding that failed before its digest was taken
+
+        CanonicalEncoder next = CanonicalEncoder.acquire();
+        try {
+            assertEquals(abandoned, next, "the same encoder, so the same digest object");
+            next.encode("short");
+            assertArrayEquals(MessageDigest.getInstance("SHA-256").digest(encodingOf("short")), next.sha256());
+        } finally {
+            next.release();
+        }
+    }
+
+    @Test
+    void anEncodedConstantIsTheBytesWriteStringWrites() {
+        for (String version : new String[] {"", "v1", "2026-11-30", "é€𝄞"}) {
+            CanonicalEncoder encoder = CanonicalEncoder.acquire();
+            try {
+                encoder.writeString(version);
+                assertArrayEquals(encoder.toByteArray(), CanonicalEncoder.encodedString(version), version);
             } finally {
                 encoder.release();
             }

@@ -1,0 +1,93 @@
+package dev.idem.aspect;
+
+import dev.idem.core.Idem;
+import dev.idem.core.Invocation;
+import org.aspectj.lang.JoinPoint;
+import org.aspectj.lang.reflect.MethodSignature;
+
+/**
+ * Hands every execution of an {@code @Idempotent} method to the engine and does nothing else, so compile-time
+ * weaving, load-time weaving and the agent share one behaviour.
+ *
+ * <h2>Why code style, one advice per arity</h2>
+ * Advice that takes a {@code ProceedingJoinPoint} (or reads {@code thisJoinPoint}) makes AspectJ build a
+ * {@code JoinPointImpl} per call, and in the AspectJ runtimes Idem supports (1.9.25, 1.9.27) each one creates a
+ * {@code ThreadLocal} of its own (an atomic increment on a JVM-wide counter and two more objects), then
+ * {@code getArgs()} copies the arguments again: 104 bytes and a measurable part of a replay answered from this
+ * JVM's results. Here the arguments are bound with {@code args(..)} instead, one advice per parameter count, and
+ * only the static part of the join point (a constant of the woven class, whose signature caches its
+ * {@code Method}) is used. {@code Object} in {@code args} matches every parameter statically (no run-time test, so
+ * a null argument is advised like any other) and binds primitives boxed; {@code proceed} with the same values runs
+ * the original body as the engine's {@link Invocation} (once, again for each retry, possibly on another thread).
+ * Methods with more than eight parameters take the general route through {@code thisJoinPoint}.
+ *
+ * <p>Every advice matches a disjoint set of methods (exactly its parameter count), so a method is advised once.
+ */
+public aspect IdempotentAspect {
+
+    Object around(): execution(@dev.idem.Idempotent * *()) {
+        return call(thisJoinPointStaticPart, NO_ARGS, () -> proceed());
+    }
+
+    Object around(Object a): execution(@dev.idem.Idempotent * *(*)) && args(a) {
+        return call(thisJoinPointStaticPart, new Object[] {a}, () -> proceed(a));
+    }
+
+    Object around(Object a, Object b): execution(@dev.idem.Idempotent * *(*, *)) && args(a, b) {
+        return call(thisJoinPointStaticPart, new Object[] {a, b}, () -> proceed(a, b));
+    }
+
+    Object around(Object a, Object b, Object c): execution(@dev.idem.Idempotent * *(*, *, *)) && args(a, b, c) {
+        return call(thisJoinPointStaticPart, new Object[] {a, b, c}, () -> proceed(a, b, c));
+    }
+
+    Object around(Object a, Object b, Object c, Object d):
+            execution(@dev.idem.Idempotent * *(*, *, *, *)) && args(a, b, c, d) {
+        return call(thisJoinPointStaticPart, new Object[] {a, b, c, d}, () -> proceed(a, b, c, d));
+    }
+
+    Object around(Object a, Object b, Object c, Object d, Object e):
+            execution(@dev.idem.Idempotent * *(*, *, *, *, *)) && args(a, b, c, d, e) {
+        return call(thisJoinPointStaticPart, new Object[] {a, b, c, d, e}, () -> proceed(a, b, c, d, e));
+    }
+
+    Object around(Object a, Object b, Object c, Object d, Object e, Object f):
+            execution(@dev.idem.Idempotent * *(*, *, *, *, *, *)) && args(a, b, c, d, e, f) {
+        return call(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f}, () -> proceed(a, b, c, d, e, f));
+    }
+
+    Object around(Object a, Object b, Object c, Object d, Object e, Object f, Object g):
+            execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *)) && args(a, b, c, d, e, f, g) {
+        return call(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f, g},
+                () -> proceed(a, b, c, d, e, f, g));
+    }
+
+    Object around(Object a, Object b, Object c, Object d, Object e, Object f, Object g, Object h):
+            execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *, *)) && args(a, b, c, d, e, f, g, h) {
+        return call(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f, g, h},
+                () -> proceed(a, b, c, d, e, f, g, h));
+    }
+
+    /** Nine parameters or more: the arguments as the join point has them (a copy), the body as it was called. */
+    Object around(): execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *, *, *, ..)) {
+        return call(thisJoinPointStaticPart, thisJoinPoint.getArgs(), () -> proceed());
+    }
+
+    private static final Object[] NO_ARGS = {};
+
+    private static Object call(JoinPoint.StaticPart at, Object[] args, Invocation body) {
+        try {
+            // MethodSignature caches its Method, so this is a field read after the first call.
+            return Idem.engine().invoke(((MethodSignature) at.getSignature()).getMethod(), args, body);
+        } catch (Throwable t) {
+            // What the method or the engine threw goes to the caller unchanged, checked or not, as from the method
+            // itself: advice cannot declare every join point's exceptions, and the bytecode does not need it to.
+            throw IdempotentAspect.<RuntimeException>unchanged(t);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T unchanged(Throwable t) throws T {
+        throw (T) t;
+    }
+}
