@@ -63,6 +63,8 @@ public final class RedisCpuPerCall {
         try {
             int port = RedisReport.freePort();
             server = RedisReport.startRedis(port);
+            Process started = server;
+            Runtime.getRuntime().addShutdownHook(new Thread(started::destroy)); // stopped (^C, kill) mid-run too
             String uri = "redis://127.0.0.1:" + port;
             System.setProperty(RedisBenchmarks.URI_PROPERTY, uri);
             Map<Integer, Map<String, Cost>> costs = new LinkedHashMap<>();

@@ -40,7 +40,8 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Keys.</b> An idempotency key {@code K} lives in two Redis keys that share the hash tag {@code {h}}, where
  * {@code h} is the hex SHA-256 of K's UTF-8 bytes, so both are in one Cluster slot: the record
- * {@code idem:{h}:r}, a hash holding K exactly beside the record's fields, and the token counter {@code idem:{h}:t}.
+ * {@code idem:{h}:r}, a string holding K exactly beside the record's fields ({@link Scripts}), and the token counter
+ * {@code idem:{h}:t}.
  *
  * <p><b>One atomic step per operation.</b> Claim, complete, fail, renew, release, delete and get are each one Lua
  * script run by {@code EVALSHA} (loaded on first use, and again when the server answers {@code NOSCRIPT}), so each is
@@ -84,8 +85,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] COMPLETED = bytes(RecordState.COMPLETED.name());
     private static final byte[] FAILED = bytes(RecordState.FAILED.name());
     private static final byte[] NO_OFFSET = number(0);
-    private static final byte[] TTL_MARGIN_MILLIS = number(TTL_MARGIN.toMillis());
-    private static final byte[] COUNTER_MARGIN_MILLIS = number(COUNTER_MARGIN.toMillis());
     private static final byte[] HEX = bytes("0123456789abcdef");
     /**
      * Per thread: a SHA-256 digest, and the Redis keys of the last idempotency key it named. An engine completes a
@@ -286,8 +285,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         String key = request.key();
         List<Object> reply = run("claim", key, Scripts.CLAIM, key,
                 bytes(key), bytes(request.payloadHash()), bytes(request.owner()),
-                number(request.lease().toMillis()), number(request.window().toMillis()),
-                offset(), TTL_MARGIN_MILLIS, COUNTER_MARGIN_MILLIS);
+                number(request.lease().toMillis()), number(request.window().toMillis()), offset());
         long status = (Long) reply.get(0);
         if (status == 0) { // {0, now, record...}
             return new ClaimOutcome.Existing(Objects.requireNonNull(record(reply, 2), "the claim lost to no record"),
@@ -319,14 +317,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         // The argument is written to the socket before this returns, so the caller may reuse its array afterwards;
         // the stored copy is Redis's.
         return applied(run(operation, key, Scripts.FINISH, key, number(fencingToken),
-                state == RecordState.COMPLETED ? COMPLETED : FAILED, number(keep), encoded.clone(), offset(),
-                TTL_MARGIN_MILLIS, COUNTER_MARGIN_MILLIS));
+                state == RecordState.COMPLETED ? COMPLETED : FAILED, number(keep), encoded.clone(), offset()));
     }
 
     @Override
     public boolean release(String key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        return applied(run("release", key, Scripts.RELEASE, key, number(fencingToken), COUNTER_MARGIN_MILLIS));
+        return applied(run("release", key, Scripts.RELEASE, key, number(fencingToken)));
     }
 
     @Override
@@ -334,7 +331,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(lease, "lease");
         return applied(run("renew", key, Scripts.RENEW, key, number(fencingToken), number(lease.toMillis()),
-                offset(), TTL_MARGIN_MILLIS, COUNTER_MARGIN_MILLIS));
+                offset()));
     }
 
     @Override
@@ -351,7 +348,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public void delete(String key) {
         Objects.requireNonNull(key, "key");
-        run("delete", key, Scripts.DELETE, key, COUNTER_MARGIN_MILLIS);
+        run("delete", key, Scripts.DELETE, key);
     }
 
     /** Offered: see {@link RedisWakeups}; one pub/sub connection per store, opened by the first watch. */
@@ -564,7 +561,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return (Long) reply.get(0) == 1L;
     }
 
-    /** The record in {@code reply} from {@code from} on (the ten fields of {@link Scripts}), or null when absent. */
+    /**
+     * The record in {@code reply} from {@code from} on (the ten fields of {@link Scripts}: strings as bytes, numbers as
+     * integers), or null when absent.
+     */
     @Nullable
     private static IdempotencyRecord record(List<Object> reply, int from) {
         if (reply.size() < from + 10 || reply.get(from + 1) == null) {
@@ -581,7 +581,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private static long millis(Object field) {
-        return Long.parseLong(text(field));
+        return (Long) field;
     }
 
     private static String text(Object field) {
