@@ -1,5 +1,7 @@
 package dev.idem.store.redis;
 
+import io.lettuce.core.ScriptOutputType;
+
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -82,7 +84,7 @@ final class Scripts {
      * counter was not below the floor is it written again, one above. Either way the token is the largest of the
      * three, as documented on the class. The record's {@code SET} replaces whatever was there, and its TTL.
      */
-    static final Script CLAIM = new Script("claim", """
+    static final Script CLAIM = new Script("claim", ScriptOutputType.MULTI, """
             local t = redis.call('TIME')
             local off = tonumber(ARGV[6])
             local now = t[1] * 1000 + math.floor(t[2] / 1000) + off
@@ -132,7 +134,7 @@ final class Scripts {
      * lowers it; its new TTL is the record's plus the counter margin, which keeps the counter outliving the record
      * even where it shortens an earlier, longer TTL (no other record of the key is left to need it).
      */
-    static final Script FINISH = new Script("finish", """
+    static final Script FINISH = new Script("finish", ScriptOutputType.INTEGER, """
             local raw = redis.call('GET', KEYS[1])
             if not raw then return 0 end
             local k, s, p, o, t, st, lu = cmsgpack.unpack(raw)
@@ -148,7 +150,7 @@ final class Scripts {
             """.replace("COUNTER_MARGIN", COUNTER_MARGIN).replace("MARGIN", MARGIN));
 
     /** ARGV: token, lease ms, offset ms. Returns 1 when renewed, 0 otherwise. */
-    static final Script RENEW = new Script("renew", (PRELUDE + """
+    static final Script RENEW = new Script("renew", ScriptOutputType.INTEGER, (PRELUDE + """
             local raw = redis.call('GET', KEYS[1])
             if not raw then return 0 end
             local k, s, p, o, t, st = cmsgpack.unpack(raw)
@@ -161,7 +163,7 @@ final class Scripts {
             """).replace("COUNTER_MARGIN", COUNTER_MARGIN).replace("MARGIN", MARGIN));
 
     /** ARGV: token. Returns 1 when the claim was released, 0 otherwise. */
-    static final Script RELEASE = new Script("release", (PRELUDE + """
+    static final Script RELEASE = new Script("release", ScriptOutputType.INTEGER, (PRELUDE + """
             local raw = redis.call('GET', KEYS[1])
             if not raw then return 0 end
             local k, s, p, o, t = cmsgpack.unpack(raw)
@@ -173,7 +175,7 @@ final class Scripts {
             """).replace("COUNTER_MARGIN", COUNTER_MARGIN));
 
     /** No ARGV. Removes the record whatever its state; the counter keeps its token. Returns 1 or 0. */
-    static final Script DELETE = new Script("delete", (PRELUDE + """
+    static final Script DELETE = new Script("delete", ScriptOutputType.INTEGER, (PRELUDE + """
             local raw = redis.call('GET', KEYS[1])
             if not raw then return 0 end
             local k, s, p, o, t = cmsgpack.unpack(raw)
@@ -184,7 +186,7 @@ final class Scripts {
             """).replace("COUNTER_MARGIN", COUNTER_MARGIN));
 
     /** ARGV: offset ms. Returns {@code {now, record...}}, or {@code {now}} when there is no record. */
-    static final Script GET = new Script("get", PRELUDE + """
+    static final Script GET = new Script("get", ScriptOutputType.MULTI, PRELUDE + """
             local now = now_ms(ARGV[1])
             local raw = redis.call('GET', KEYS[1])
             if not raw then return {now} end
@@ -192,10 +194,14 @@ final class Scripts {
             return {now, k, s, p, o, t, st, lu, ca or false, ea or false, r or false}
             """);
 
-    /** A script's text and its SHA-1, the name EVALSHA runs it by. */
-    record Script(String name, String source, String sha) {
-        Script(String name, String source) {
-            this(name, source, sha1(source));
+    /**
+     * A script's text, its SHA-1 (the name EVALSHA runs it by) and how its reply is read: a list (MULTI) for the
+     * scripts that return records, a plain integer for those that return 1 or 0, which Lettuce reads without building a
+     * list.
+     */
+    record Script(String name, ScriptOutputType output, String source, String sha) {
+        Script(String name, ScriptOutputType output, String source) {
+            this(name, output, source, sha1(source));
         }
 
         private static String sha1(String source) {
