@@ -20,8 +20,9 @@ import java.util.regex.Pattern;
 /**
  * The CPU time one call costs, client and server, for the fresh call of {@link RedisBenchmarks} and its baseline
  * ({@code SET NX} + {@code SET XX}). Client and server share the machine's cores, so with enough threads throughput is
- * bound by their sum; and CPU time, unlike throughput, barely moves when other work loads the machine, so it compares
- * two versions of the store on a busy machine.
+ * bound by their sum. CPU time moves less than throughput when other work loads the machine, so it compares two
+ * versions of the store on a busy one better (still by 10-20% between runs under heavy load: alternate the versions
+ * and compare medians). Set {@code -Didem.bench.cpu.threads=true} to print which of the client's threads spent it.
  *
  * <p>Over {@code calls} calls (after as many of warm-up), spread over {@code threads} threads each with its own keys:
  * <ul>

@@ -239,8 +239,9 @@ public final class RedisReport {
                 + "client's CPU (the JVM process's CPU time: the calling threads, in brackets, plus Lettuce's event "
                 + "loop, the GC and the JIT) and the server's (`INFO cpu`, user + sys; in brackets the time inside "
                 + "the commands the client sent, from `INFO commandstats`), in microseconds. Client and server share "
-                + "the cores, so from 8 threads on throughput is bound by the total; and CPU time, unlike throughput, "
-                + "barely moves with other load on the machine. `java -cp benchmarks/target/benchmarks.jar "
+                + "the cores, so from 8 threads on throughput is bound by the total. CPU time moves less than "
+                + "throughput when other work loads the machine, though still by 10-20% between runs on a busy one: "
+                + "compare rows of one run, or the medians of a few. `java -cp benchmarks/target/benchmarks.jar "
                 + "dev.idem.benchmarks.RedisCpuPerCall` measures it alone.");
         line.accept("");
         RedisCpuPerCall.table(cpu, CPU_CALLS).forEach(line);
