@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -47,6 +48,7 @@ public final class RedisReport {
             + " docs/benchmarks.md";
     private static final int[] THREADS = {1, 8, 32};
     private static final int COUNTED_CALLS = 1_000;
+    private static final int CPU_CALLS = 20_000;
     /**
      * Every command the redis store sends: its scripts, and a connection's handshake. Commandstats also counts what
      * the scripts run inside Redis (HMGET, HSET, TIME...), which are not round trips, so an Idem call counts only these.
@@ -68,6 +70,10 @@ public final class RedisReport {
             String uri = "redis://127.0.0.1:" + port;
             System.setProperty(RedisBenchmarks.URI_PROPERTY, uri);
             Map<String, double[]> roundTrips = countRoundTrips(uri);
+            Map<Integer, Map<String, RedisCpuPerCall.Cost>> cpu = new LinkedHashMap<>();
+            for (int threads : THREADS) {
+                cpu.put(threads, RedisCpuPerCall.measure(uri, threads, CPU_CALLS));
+            }
             Map<Integer, Map<String, Double>> scores = new HashMap<>();
             for (int threads : THREADS) {
                 Options options = new OptionsBuilder().include(RedisBenchmarks.class.getName() + "\\.")
@@ -81,7 +87,7 @@ public final class RedisReport {
                 }
                 scores.put(threads, byName);
             }
-            write(docs, section(scores, roundTrips, warmups, iterations));
+            write(docs, section(scores, roundTrips, cpu, warmups, iterations));
             System.out.println("wrote the Redis section of " + docs);
         } finally {
             if (server != null) {
@@ -165,7 +171,8 @@ public final class RedisReport {
     }
 
     private static String section(Map<Integer, Map<String, Double>> scores, Map<String, double[]> roundTrips,
-                                  int warmups, int iterations) {
+                                  Map<Integer, Map<String, RedisCpuPerCall.Cost>> cpu, int warmups,
+                                  int iterations) {
         StringBuilder s = new StringBuilder();
         Consumer<String> line = l -> s.append(l).append('\n');
         line.accept(START);
@@ -227,6 +234,17 @@ public final class RedisReport {
             line.accept(String.format(Locale.ROOT, "| %s | %.2f | %s | %.2f |", row[0], counted[0], row[2],
                     counted[1]));
         }
+        line.accept("");
+        line.accept("CPU per call (`RedisCpuPerCall`): over " + CPU_CALLS + " calls after as many of warm-up, the "
+                + "client's CPU (the JVM process's CPU time: the calling threads, in brackets, plus Lettuce's event "
+                + "loop, the GC and the JIT) and the server's (`INFO cpu`, user + sys; in brackets the time inside "
+                + "the commands the client sent, from `INFO commandstats`), in microseconds. Client and server share "
+                + "the cores, so from 8 threads on throughput is bound by the total. CPU time moves less than "
+                + "throughput when other work loads the machine, though still by 10-20% between runs on a busy one: "
+                + "compare rows of one run, or the medians of a few. `java -cp benchmarks/target/benchmarks.jar "
+                + "dev.idem.benchmarks.RedisCpuPerCall` measures it alone.");
+        line.accept("");
+        RedisCpuPerCall.table(cpu, CPU_CALLS).forEach(line);
         line.accept(END);
         return s.toString();
     }
@@ -259,13 +277,13 @@ public final class RedisReport {
         }
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }
 
-    private static Process startRedis(int port) throws IOException, InterruptedException {
+    static Process startRedis(int port) throws IOException, InterruptedException {
         Path dir = Path.of("benchmarks", "target", "redis-" + port).toAbsolutePath();
         Files.createDirectories(dir);
         Process p = new ProcessBuilder(List.of("redis-server", "--port", Integer.toString(port), "--bind",

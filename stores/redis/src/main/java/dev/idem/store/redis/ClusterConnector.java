@@ -131,9 +131,8 @@ final class ClusterConnector implements Connector {
     /** One Cluster connection: Lettuce's routing connection and, through it, a connection per master. */
     record Cluster(StatefulRedisClusterConnection<byte[], byte[]> connection) implements ScriptConnection {
         @Override
-        public CompletableFuture<List<Object>> evalsha(String sha, byte[][] keys, byte[][] args) {
-            return connection.async().<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys, args)
-                    .toCompletableFuture();
+        public <T> CompletableFuture<T> evalsha(String sha, ScriptOutputType output, byte[][] keys, byte[][] args) {
+            return connection.async().<T>evalsha(sha, output, keys, args).toCompletableFuture();
         }
 
         @Override

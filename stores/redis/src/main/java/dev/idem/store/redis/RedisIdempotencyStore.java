@@ -40,7 +40,8 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Keys.</b> An idempotency key {@code K} lives in two Redis keys that share the hash tag {@code {h}}, where
  * {@code h} is the hex SHA-256 of K's UTF-8 bytes, so both are in one Cluster slot: the record
- * {@code idem:{h}:r}, a hash holding K exactly beside the record's fields, and the token counter {@code idem:{h}:t}.
+ * {@code idem:{h}:r}, a string holding K exactly beside the record's fields ({@link Scripts}), and the token counter
+ * {@code idem:{h}:t}.
  *
  * <p><b>One atomic step per operation.</b> Claim, complete, fail, renew, release, delete and get are each one Lua
  * script run by {@code EVALSHA} (loaded on first use, and again when the server answers {@code NOSCRIPT}), so each is
@@ -83,9 +84,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] IN_PROGRESS = bytes(RecordState.IN_PROGRESS.name());
     private static final byte[] COMPLETED = bytes(RecordState.COMPLETED.name());
     private static final byte[] FAILED = bytes(RecordState.FAILED.name());
-    private static final byte[] NO_OFFSET = number(0);
-    private static final byte[] TTL_MARGIN_MILLIS = number(TTL_MARGIN.toMillis());
-    private static final byte[] COUNTER_MARGIN_MILLIS = number(COUNTER_MARGIN.toMillis());
+    private static final byte[] ZERO = number(0);
     private static final byte[] HEX = bytes("0123456789abcdef");
     /**
      * Per thread: a SHA-256 digest, and the Redis keys of the last idempotency key it named. An engine completes a
@@ -105,6 +104,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Nullable
     private volatile ScriptConnection connection;
     private volatile boolean closed;
+    @Nullable
+    private volatile Encoded lastOwner;
+    @Nullable
+    private volatile Encoded lastLease;
     private final RedisWakeups wakeups;
 
     private RedisIdempotencyStore(Builder b) {
@@ -284,10 +287,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public ClaimOutcome claim(ClaimRequest request) {
         Objects.requireNonNull(request, "request");
         String key = request.key();
-        List<Object> reply = run("claim", key, Scripts.CLAIM, key,
-                bytes(key), bytes(request.payloadHash()), bytes(request.owner()),
-                number(request.lease().toMillis()), number(request.window().toMillis()),
-                offset(), TTL_MARGIN_MILLIS, COUNTER_MARGIN_MILLIS);
+        KeyNames names = KEY_NAMES.get();
+        byte[][] keys = names.of(key);
+        List<Object> reply = run("claim", key, Scripts.CLAIM, keys,
+                names.lastKeyBytes, bytes(request.payloadHash()), owner(request.owner()),
+                lease(request.lease().toMillis()), window(request.window().toMillis()), offset());
         long status = (Long) reply.get(0);
         if (status == 0) { // {0, now, record...}
             return new ClaimOutcome.Existing(Objects.requireNonNull(record(reply, 2), "the claim lost to no record"),
@@ -318,29 +322,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long keep = TtlJitter.expiresAt(Instant.EPOCH, ttl).toEpochMilli();
         // The argument is written to the socket before this returns, so the caller may reuse its array afterwards;
         // the stored copy is Redis's.
-        return applied(run(operation, key, Scripts.FINISH, key, number(fencingToken),
-                state == RecordState.COMPLETED ? COMPLETED : FAILED, number(keep), encoded.clone(), offset(),
-                TTL_MARGIN_MILLIS, COUNTER_MARGIN_MILLIS));
+        return applied(run(operation, key, Scripts.FINISH, redisKeys(key), number(fencingToken),
+                state == RecordState.COMPLETED ? COMPLETED : FAILED, number(keep), encoded.clone(), offset()));
     }
 
     @Override
     public boolean release(String key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        return applied(run("release", key, Scripts.RELEASE, key, number(fencingToken), COUNTER_MARGIN_MILLIS));
+        return applied(run("release", key, Scripts.RELEASE, redisKeys(key), number(fencingToken)));
     }
 
     @Override
     public boolean renew(String key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(lease, "lease");
-        return applied(run("renew", key, Scripts.RENEW, key, number(fencingToken), number(lease.toMillis()),
-                offset(), TTL_MARGIN_MILLIS, COUNTER_MARGIN_MILLIS));
+        return applied(run("renew", key, Scripts.RENEW, redisKeys(key), number(fencingToken), lease(lease.toMillis()),
+                offset()));
     }
 
     @Override
     public Optional<IdempotencyRecord> get(String key) {
         Objects.requireNonNull(key, "key");
-        List<Object> reply = run("get", key, Scripts.GET, key, offset());
+        List<Object> reply = run("get", key, Scripts.GET, redisKeys(key), offset());
         IdempotencyRecord record = record(reply, 1);
         if (record == null || record.isExpiredAt(Instant.ofEpochMilli((Long) reply.get(0)))) {
             return Optional.empty();
@@ -351,7 +354,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public void delete(String key) {
         Objects.requireNonNull(key, "key");
-        run("delete", key, Scripts.DELETE, key, COUNTER_MARGIN_MILLIS);
+        run("delete", key, Scripts.DELETE, redisKeys(key));
     }
 
     /** Offered: see {@link RedisWakeups}; one pub/sub connection per store, opened by the first watch. */
@@ -413,6 +416,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         private final MessageDigest sha256;
         @Nullable
         private String lastKey;
+        /** The last key's UTF-8 bytes, which the claim also sends as the record's key. */
+        private byte[] lastKeyBytes = new byte[0];
         private byte[][] lastNames = new byte[0][];
 
         KeyNames() {
@@ -427,7 +432,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             if (key.equals(lastKey)) {
                 return lastNames;
             }
-            byte[] hash = sha256.digest(bytes(key)); // digest() resets the digest for the next key
+            byte[] keyBytes = bytes(key);
+            byte[] hash = sha256.digest(keyBytes); // digest() resets the digest for the next key
             int tagAt = PREFIX.length;
             byte[] record = new byte[tagAt + 2 * hash.length + RECORD_SUFFIX.length];
             System.arraycopy(PREFIX, 0, record, 0, tagAt);
@@ -440,22 +446,59 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             byte[] counter = record.clone();
             System.arraycopy(COUNTER_SUFFIX, 0, counter, suffixAt, COUNTER_SUFFIX.length);
             lastKey = key;
+            lastKeyBytes = keyBytes;
             lastNames = new byte[][] {record, counter};
             return lastNames;
+        }
+    }
+
+    /**
+     * {@code owner} encoded, from a one-entry cache: an engine claims with one owner all its life, so its bytes are
+     * encoded once. The cached array is only ever read (Lettuce writes it to the socket).
+     */
+    private byte[] owner(String owner) {
+        Encoded last = lastOwner;
+        if (last != null && last.text.equals(owner)) {
+            return last.bytes;
+        }
+        byte[] encoded = bytes(owner);
+        lastOwner = new Encoded(owner, encoded);
+        return encoded;
+    }
+
+    /** {@code millis} as a script argument, from a one-entry cache: an operation's lease is the same every call. */
+    private byte[] lease(long millis) {
+        Encoded last = lastLease;
+        if (last != null && last.number == millis) {
+            return last.bytes;
+        }
+        byte[] encoded = number(millis);
+        lastLease = new Encoded(Long.toString(millis), encoded, millis);
+        return encoded;
+    }
+
+    private static byte[] window(long millis) {
+        return millis == 0 ? ZERO : number(millis);
+    }
+
+    /** A value and its encoding as a script argument, immutable so a cache of one can be read without locking. */
+    private record Encoded(String text, byte[] bytes, long number) {
+        Encoded(String text, byte[] bytes) {
+            this(text, bytes, 0);
         }
     }
 
     /** The test offset of the server's time as a script argument; a constant outside tests. */
     private byte[] offset() {
         long offset = offsetMillis.getAsLong();
-        return offset == 0 ? NO_OFFSET : number(offset);
+        return offset == 0 ? ZERO : number(offset);
     }
 
-    private List<Object> run(String operation, String key, Scripts.Script script, String idemKey, byte[]... args) {
-        byte[][] keys = redisKeys(idemKey);
+    /** Runs {@code script} on {@code keys} (the key's Redis keys), its reply read as the script's output type. */
+    private <T> T run(String operation, String key, Scripts.Script script, byte[][] keys, byte[]... args) {
         ScriptConnection c = connection(operation, key);
         try {
-            return await(operation, key, c.evalsha(script.sha(), keys, args));
+            return await(operation, key, c.<T>evalsha(script.sha(), script.output(), keys, args));
         } catch (IdempotencyStoreException e) {
             if (!(e.getCause() instanceof RedisNoScriptException)) {
                 throw e;
@@ -465,7 +508,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         // NOSCRIPT reply means the script did not run, so running it now is its only run. On a Cluster the script is
         // loaded on the master that answered, the one owning the keys' slot.
         await(operation, key, c.scriptLoad(keys[0], script.source()));
-        return await(operation, key, c.evalsha(script.sha(), keys, args));
+        return await(operation, key, c.<T>evalsha(script.sha(), script.output(), keys, args));
     }
 
     private <T> T await(String operation, String key, CompletableFuture<T> future) {
@@ -560,11 +603,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 + where + ": " + why, cause);
     }
 
-    private static boolean applied(List<Object> reply) {
-        return (Long) reply.get(0) == 1L;
+    private static boolean applied(Long reply) {
+        return reply == 1L;
     }
 
-    /** The record in {@code reply} from {@code from} on (the ten fields of {@link Scripts}), or null when absent. */
+    /**
+     * The record in {@code reply} from {@code from} on (the ten fields of {@link Scripts}: strings as bytes, numbers as
+     * integers), or null when absent.
+     */
     @Nullable
     private static IdempotencyRecord record(List<Object> reply, int from) {
         if (reply.size() < from + 10 || reply.get(from + 1) == null) {
@@ -581,7 +627,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private static long millis(Object field) {
-        return Long.parseLong(text(field));
+        return (Long) field;
     }
 
     private static String text(Object field) {

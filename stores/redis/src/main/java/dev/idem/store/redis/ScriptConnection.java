@@ -1,5 +1,7 @@
 package dev.idem.store.redis;
 
+import io.lettuce.core.ScriptOutputType;
+
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -15,9 +17,10 @@ interface ScriptConnection {
 
     /**
      * {@code EVALSHA sha} with {@code keys} and {@code args}, run on the node owning the slot of {@code keys[0]}
-     * (every key of one call shares that slot).
+     * (every key of one call shares that slot); its reply read as {@code output} ({@link ScriptOutputType#MULTI}: a
+     * {@code List<Object>}, {@link ScriptOutputType#INTEGER}: a {@code Long}).
      */
-    CompletableFuture<List<Object>> evalsha(String sha, byte[][] keys, byte[][] args);
+    <T> CompletableFuture<T> evalsha(String sha, ScriptOutputType output, byte[][] keys, byte[][] args);
 
     /** {@code SCRIPT LOAD source} on the node owning the slot of {@code key}: the node that just answered NOSCRIPT. */
     CompletableFuture<String> scriptLoad(byte[] key, String source);

@@ -96,9 +96,8 @@ final class StandaloneConnector implements Connector {
     /** One connection to one server; the key of a command decides nothing. */
     record Standalone(StatefulRedisConnection<byte[], byte[]> connection) implements ScriptConnection {
         @Override
-        public CompletableFuture<List<Object>> evalsha(String sha, byte[][] keys, byte[][] args) {
-            return connection.async().<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys, args)
-                    .toCompletableFuture();
+        public <T> CompletableFuture<T> evalsha(String sha, ScriptOutputType output, byte[][] keys, byte[][] args) {
+            return connection.async().<T>evalsha(sha, output, keys, args).toCompletableFuture();
         }
 
         @Override

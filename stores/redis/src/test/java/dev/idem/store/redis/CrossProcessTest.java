@@ -6,6 +6,7 @@ import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
 import dev.idem.store.tck.RedisServerProcess;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -199,7 +200,9 @@ class CrossProcessTest {
     private static String keyOf(RedisIdempotencyStore store, String scope, String keyValue) {
         // The engine derives the key (a hash of the arguments); each record carries it, and its result names the call.
         for (String redisKey : admin.sync().keys("idem:{*}:r")) {
-            String key = admin.sync().hget(redisKey, "k");
+            // The record is the MessagePack of its fields, the key first (Scripts): Redis's own cmsgpack reads it.
+            String key = admin.sync().eval("return (cmsgpack.unpack(redis.call('GET', KEYS[1])))",
+                    ScriptOutputType.VALUE, redisKey);
             IdempotencyRecord record = key == null || !key.contains(":" + scope + ":") ? null
                     : store.get(key).orElse(null);
             if (record != null && record.result() != null
