@@ -17,7 +17,7 @@ esac
 mvn -q -B -ntp -pl benchmarks clean
 mvn -q -B -ntp -pl benchmarks -am package -DskipTests
 jar=benchmarks/target/benchmarks.jar
-agent=$(ls agent/target/idem-agent-*.jar | grep -v original)
+agent=$(ls agent/target/idem-agent-*.jar | grep -v -E 'original|-sources|-javadoc')
 out=benchmarks/target
 
 # Everything but the agent comparison and the store benchmarks (their own commands write their sections of the
