@@ -189,17 +189,23 @@ public final class CanonicalEncoder {
 
     /** SHA-256 of the bytes written so far, into a buffer this encoder reuses (valid until its next use). */
     public byte[] sha256() {
-        if (prefixLength >= 0 && prefixDigest != null) {
-            sha256.update(buffer, prefixLength, length - prefixLength); // the prefix is already in the digest
-            try {
-                sha256.digest(digest, 0, Sha256.LENGTH);
-            } catch (java.security.DigestException e) {
-                throw new IllegalStateException(e);
-            }
-            digestStarted = false;
-        } else {
+        // The common case first and small, so that the JIT inlines it into the key's derivation.
+        if (prefixDigest == null) {
             Sha256.digest(sha256, buffer, length, digest);
+            return digest;
         }
+        return sha256AfterLongPrefix();
+    }
+
+    /** {@link #sha256()} when {@link #markPrefix()} already fed a long prefix to the digest. */
+    private byte[] sha256AfterLongPrefix() {
+        sha256.update(buffer, prefixLength, length - prefixLength); // the prefix is already in the digest
+        try {
+            sha256.digest(digest, 0, Sha256.LENGTH);
+        } catch (java.security.DigestException e) {
+            throw new IllegalStateException(e);
+        }
+        digestStarted = false;
         return digest;
     }
 
@@ -531,11 +537,14 @@ public final class CanonicalEncoder {
         }
         Field[] fields = layout.fields;
         byte[] kinds = layout.kinds;
-        writeByte(OBJECT);
-        writeInt(fields.length);
+        if (fields.length == 0) {
+            writeByte(OBJECT);
+            writeInt(0);
+            return;
+        }
         for (int i = 0; i < fields.length; i++) {
-            byte[] name = layout.nameHeaders[i]; // the name's length and UTF-8 bytes, prepared once
-            writeBytes(name, 0, name.length);
+            byte[] prefix = layout.prefixes[i]; // the name's length and UTF-8 bytes (and the tag), prepared once
+            writeBytes(prefix, 0, prefix.length);
             try {
                 writeField(kinds[i], fields[i], value, layout, i);
             } catch (IllegalAccessException e) {

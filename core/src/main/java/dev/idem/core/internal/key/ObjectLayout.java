@@ -30,8 +30,12 @@ final class ObjectLayout {
     final Field[] fields;
     /** Per field: one of the codes above, so encoding a value does no comparison chain over its field's type. */
     final byte[] kinds;
-    /** Per field: its name's UTF-8 length (four bytes, big-endian) followed by the name's bytes. */
-    final byte[][] nameHeaders;
+    /**
+     * Per field: the bytes written before its value, its name's UTF-8 length (four bytes, big-endian) and the
+     * name's bytes; the first field's are preceded by the object's tag and field count, so that an object costs
+     * one copy a field. An object without fields is written as its tag and a count of zero.
+     */
+    final byte[][] prefixes;
     /**
      * Per reference field: the class its value had last time (a benign race: any entry read is a correct one), so
      * a field that always holds one class costs no class lookup per value, as {@link KeySource#lastType} does for
@@ -74,13 +78,16 @@ final class ObjectLayout {
         }
         this.fields = found.toArray(new Field[0]);
         this.kinds = new byte[fields.length];
-        this.nameHeaders = new byte[fields.length][];
+        this.prefixes = new byte[fields.length][];
         this.lastTypes = new TypeEntry[fields.length];
         for (int i = 0; i < fields.length; i++) {
             kinds[i] = kindOf(fields[i].getType());
             byte[] name = fields[i].getName().getBytes(StandardCharsets.UTF_8);
-            byte[] header = ByteBuffer.allocate(4 + name.length).putInt(name.length).put(name).array();
-            nameHeaders[i] = header;
+            ByteBuffer prefix = ByteBuffer.allocate((i == 0 ? 5 : 0) + 4 + name.length);
+            if (i == 0) {
+                prefix.put(CanonicalEncoder.OBJECT).putInt(fields.length);
+            }
+            prefixes[i] = prefix.putInt(name.length).put(name).array();
         }
         this.inaccessible = failure;
     }
