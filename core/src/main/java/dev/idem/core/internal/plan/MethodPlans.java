@@ -1,6 +1,5 @@
 package dev.idem.core.internal.plan;
 
-import java.lang.ref.WeakReference;
 import java.lang.reflect.Method;
 import java.util.function.Function;
 
@@ -14,64 +13,49 @@ import java.util.function.Function;
  * for equal-but-distinct instances. A class's list is copied on insert: plans are added a few times in a class's
  * life and read at every call.
  *
- * <p>In front of that sits a small table indexed by the method instance's identity hash, whose slot remembers the
- * last method found there: for the same instance at every call it answers with an identity hash, one load and one
- * comparison, without the class lookup and the scan. A slot is written only when it missed, so hot methods that
- * do not share a slot cost no write (and no cache line bouncing between cores); two that do share one take turns
- * and fall back to the lookup above, which is always correct.
- *
  * <h2>Class loaders</h2>
  * Nothing here holds a class strongly from the engine's side. A {@code ClassValue}'s value lives with the class
  * it was computed for, so when an application's class loader is discarded (a reload, a redeploy, a dev-tools
- * restart) while the engine lives on in a parent loader, the plans of its classes go with it. The table's slots
- * refer to the class's own {@link Planned} pairs only weakly, so they keep nothing alive either.
+ * restart) while the engine lives on in a parent loader, the plans of its classes go with it.
  */
 public final class MethodPlans {
-    private static final int SLOTS = 128; // a power of two
 
-    /** A planned method and its plan, held strongly by its class's {@link ClassPlans} only. */
-    private static final class Planned {
-        final Method method;
-        final OperationPlan plan;
-        /** What a slot of the table holds: made once, so filling a slot again allocates nothing. */
-        final WeakReference<Planned> weakly;
-
-        Planned(Method method, OperationPlan plan) {
-            this.method = method;
-            this.plan = plan;
-            this.weakly = new WeakReference<>(this);
-        }
-    }
-
-    /** One class's plans, replaced whole on insert. */
+    /** One class's plans: parallel arrays, replaced whole on insert. */
     private static final class ClassPlans {
-        volatile Planned[] planned = new Planned[0];
+        volatile Method[] methods = new Method[0];
+        volatile OperationPlan[] plans = new OperationPlan[0];
 
-        Planned find(Method method) {
-            Planned[] all = planned;
-            for (Planned p : all) {
-                if (p.method == method) {
-                    return p;
+        OperationPlan find(Method method) {
+            Method[] m = methods;
+            OperationPlan[] p = plans;
+            int n = Math.min(m.length, p.length);
+            for (int i = 0; i < n; i++) {
+                if (m[i] == method) {
+                    return p[i];
                 }
             }
-            for (Planned p : all) {
-                if (p.method.equals(method)) {
-                    return p;
+            for (int i = 0; i < n; i++) {
+                if (m[i].equals(method)) {
+                    return p[i];
                 }
             }
             return null;
         }
 
-        synchronized Planned add(Method method, Function<Method, OperationPlan> planner) {
-            Planned known = find(method);
+        synchronized OperationPlan add(Method method, Function<Method, OperationPlan> planner) {
+            OperationPlan known = find(method);
             if (known != null) {
                 return known;
             }
-            Planned p = new Planned(method, planner.apply(method)); // a planner that throws caches nothing
-            Planned[] grown = java.util.Arrays.copyOf(planned, planned.length + 1);
-            grown[grown.length - 1] = p;
-            planned = grown;
-            return p;
+            OperationPlan plan = planner.apply(method); // a planner that throws caches nothing
+            int n = methods.length;
+            Method[] m = java.util.Arrays.copyOf(methods, n + 1);
+            OperationPlan[] p = java.util.Arrays.copyOf(plans, n + 1);
+            m[n] = method;
+            p[n] = plan;
+            plans = p; // plans first: a reader that sees the longer methods array also sees its plan
+            methods = m;
+            return plan;
         }
     }
 
@@ -82,33 +66,10 @@ public final class MethodPlans {
         }
     };
 
-    /**
-     * The last method found per slot. Plain reads and writes: a reader sees null, a stale slot or a current one
-     * (or a reference whose referent it does not see yet, which reads as null), and checks the method it finds.
-     */
-    @SuppressWarnings("unchecked")
-    private final WeakReference<Planned>[] recent = new WeakReference[SLOTS];
-
     /** The plan of {@code method}, made by {@code planner} on first use (and never cached when it throws). */
     public OperationPlan get(Method method, Function<Method, OperationPlan> planner) {
-        // Kept this small so that the JIT inlines it into the caller; the lookup is a method of its own.
-        WeakReference<Planned> seen = recent[System.identityHashCode(method) & (SLOTS - 1)];
-        Planned p = seen == null ? null : seen.get();
-        return p != null && p.method == method ? p.plan : lookUp(method, planner);
-    }
-
-    private OperationPlan lookUp(Method method, Function<Method, OperationPlan> planner) {
-        int slot = System.identityHashCode(method) & (SLOTS - 1);
         ClassPlans plans = byClass.get(method.getDeclaringClass());
-        Planned p = plans.find(method);
-        if (p == null) {
-            p = plans.add(method, planner);
-        }
-        if (p.method == method) {
-            // Only the very instance can hit the slot later: one merely equal to it (a caller that looks the method
-            // up at every call) would rewrite it at every call for nothing.
-            recent[slot] = p.weakly;
-        }
-        return p.plan;
+        OperationPlan plan = plans.find(method);
+        return plan != null ? plan : plans.add(method, planner);
     }
 }
