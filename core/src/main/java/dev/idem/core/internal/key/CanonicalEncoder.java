@@ -91,7 +91,11 @@ public final class CanonicalEncoder {
     private Canonicalizers canonicalizers = Canonicalizers.NONE;
     private int prefixLength = -1;
     private byte[] prefixDigest;
-    /** How far the buffer was written, rewinds included, so release zeroes every byte of the arguments. */
+    /**
+     * The furthest {@link #length} reached before a rewind ({@link #truncate}, a set element encoded on its own), so
+     * release zeroes every byte of the arguments. Bytes are only ever written below {@link #length}, so it is kept
+     * where length goes back, not on every write.
+     */
     private int highWater;
     /**
      * Whether bytes entered the digest that no {@code digest()} has consumed yet (only a long prefix, see
@@ -169,6 +173,7 @@ public final class CanonicalEncoder {
     }
 
     public void truncate(int newLength) {
+        highWater = Math.max(highWater, length);
         length = newLength;
         if (newLength < prefixLength) {
             prefixLength = -1;
@@ -184,17 +189,23 @@ public final class CanonicalEncoder {
 
     /** SHA-256 of the bytes written so far, into a buffer this encoder reuses (valid until its next use). */
     public byte[] sha256() {
-        if (prefixLength >= 0 && prefixDigest != null) {
-            sha256.update(buffer, prefixLength, length - prefixLength); // the prefix is already in the digest
-            try {
-                sha256.digest(digest, 0, Sha256.LENGTH);
-            } catch (java.security.DigestException e) {
-                throw new IllegalStateException(e);
-            }
-            digestStarted = false;
-        } else {
+        // The common case first and small, so that the JIT inlines it into the key's derivation.
+        if (prefixDigest == null) {
             Sha256.digest(sha256, buffer, length, digest);
+            return digest;
         }
+        return sha256AfterLongPrefix();
+    }
+
+    /** {@link #sha256()} when {@link #markPrefix()} already fed a long prefix to the digest. */
+    private byte[] sha256AfterLongPrefix() {
+        sha256.update(buffer, prefixLength, length - prefixLength); // the prefix is already in the digest
+        try {
+            sha256.digest(digest, 0, Sha256.LENGTH);
+        } catch (java.security.DigestException e) {
+            throw new IllegalStateException(e);
+        }
+        digestStarted = false;
         return digest;
     }
 
@@ -515,6 +526,7 @@ public final class CanonicalEncoder {
         int start = length;
         encode(element);
         byte[] bytes = Arrays.copyOfRange(buffer, start, length);
+        highWater = Math.max(highWater, length);
         length = start;
         return bytes;
     }
@@ -524,38 +536,60 @@ public final class CanonicalEncoder {
             throw layout.inaccessible;
         }
         Field[] fields = layout.fields;
-        writeByte(OBJECT);
-        writeInt(fields.length);
+        byte[] kinds = layout.kinds;
+        if (fields.length == 0) {
+            writeByte(OBJECT);
+            writeInt(0);
+            return;
+        }
         for (int i = 0; i < fields.length; i++) {
-            byte[] name = layout.nameHeaders[i]; // the name's length and UTF-8 bytes, prepared once
-            writeBytes(name, 0, name.length);
-            writeField(fields[i], value);
+            byte[] prefix = layout.prefixes[i]; // the name's length and UTF-8 bytes (and the tag), prepared once
+            writeBytes(prefix, 0, prefix.length);
+            try {
+                writeField(kinds[i], fields[i], value, layout, i);
+            } catch (IllegalAccessException e) {
+                throw new UnencodableValueException("cannot read field " + fields[i].getName() + ": "
+                        + e.getMessage());
+            }
         }
     }
 
-    private void writeField(Field field, Object owner) {
-        try {
-            Class<?> type = field.getType();
-            if (type == int.class) {
+    /** Writes field {@code i} of {@code owner}, read as its {@code kind} (decided once, by the layout) says. */
+    private void writeField(byte kind, Field field, Object owner, ObjectLayout layout, int i)
+            throws IllegalAccessException {
+        switch (kind) {
+            case ObjectLayout.INT:
                 writeInteger(field.getInt(owner));
-            } else if (type == long.class) {
+                return;
+            case ObjectLayout.LONG:
+            case ObjectLayout.SMALL_INTEGRAL:
                 writeInteger(field.getLong(owner));
-            } else if (type == boolean.class) {
+                return;
+            case ObjectLayout.BOOLEAN:
                 writeByte(field.getBoolean(owner) ? TRUE : FALSE);
-            } else if (type == double.class) {
+                return;
+            case ObjectLayout.DOUBLE:
                 writeFloating(field.getDouble(owner));
-            } else if (type == float.class) {
+                return;
+            case ObjectLayout.FLOAT:
                 writeFloating(field.getFloat(owner));
-            } else if (type == short.class || type == byte.class) {
-                writeInteger(field.getLong(owner));
-            } else if (type == char.class) {
+                return;
+            case ObjectLayout.CHAR:
                 writeByte(CHAR);
                 writeChar(field.getChar(owner));
-            } else {
-                encode(field.get(owner));
-            }
-        } catch (IllegalAccessException e) {
-            throw new UnencodableValueException("cannot read field " + field.getName() + ": " + e.getMessage());
+                return;
+            default:
+                Object fieldValue = field.get(owner);
+                if (fieldValue == null || fieldValue.getClass() == String.class || !canonicalizers.isEmpty()) {
+                    encode(fieldValue); // its own fast path for strings, and the canonicalisers' lookup
+                    return;
+                }
+                TypeEntry seen = layout.lastTypes[i];
+                if (seen == null || seen.type != fieldValue.getClass()) {
+                    seen = TypeEntry.of(fieldValue.getClass());
+                    layout.lastTypes[i] = seen;
+                }
+                encodeAs(fieldValue, seen);
         }
     }
 
@@ -655,7 +689,6 @@ public final class CanonicalEncoder {
 
     private void ensure(int extra) {
         int needed = length + extra;
-        highWater = Math.max(highWater, needed);
         if (needed > buffer.length) {
             // Doubling, or for one large value its size with an eighth to spare: the few bytes written after a
             // 10 MB argument (the version, the window) then fit, instead of doubling to 20 MB and copying it again.

@@ -56,6 +56,21 @@ class EncoderScratchTest {
     }
 
     @Test
+    void bytesLeftBeyondARewindAreZeroedTooWhenTheEncodingFailsAfterIt() {
+        // A set's elements are encoded one by one into the buffer's tail, copied out and rewound over: here the
+        // secret is rewound over, then an element with no canonical form fails having written nothing.
+        java.util.Set<Object> set = new java.util.LinkedHashSet<>();
+        set.add("a secret prompt, longer than what the failing element writes");
+        set.add(new Object());
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        assertThrows(UnencodableValueException.class, () -> encoder.encode(set));
+        byte[] buffer = encoder.buffer();
+        encoder.release();
+
+        assertTrue(allZero(buffer));
+    }
+
+    @Test
     void aCompleteEncodingOfNestedValuesKeepsNoReferenceToThem() {
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
         encoder.encode(java.util.List.of(java.util.List.of("a secret"), java.util.Map.of("k", java.util.Set.of(1))));

@@ -277,8 +277,10 @@ class ValueKindTest {
         ObjectLayout layout = new ObjectLayout(Reordered.class);
         assertEquals(List.of("alpha", "mike", "zulu"), names(layout));
         assertNull(layout.inaccessible);
-        assertArrayEquals(new byte[] {0, 0, 0, 5, 'a', 'l', 'p', 'h', 'a'}, layout.nameHeaders[0]);
-        assertArrayEquals(new byte[] {0, 0, 0, 4, 'z', 'u', 'l', 'u'}, layout.nameHeaders[2]);
+        // the first field's prefix carries the object's tag and field count
+        assertArrayEquals(new byte[] {CanonicalEncoder.OBJECT, 0, 0, 0, 3, 0, 0, 0, 5, 'a', 'l', 'p', 'h', 'a'},
+                layout.prefixes[0]);
+        assertArrayEquals(new byte[] {0, 0, 0, 4, 'z', 'u', 'l', 'u'}, layout.prefixes[2]);
     }
 
     @Test
@@ -304,7 +306,7 @@ class ValueKindTest {
     void anEmptyClassHasNoFields() {
         ObjectLayout layout = new ObjectLayout(Callback.class);
         assertEquals(0, layout.fields.length);
-        assertEquals(0, layout.nameHeaders.length);
+        assertEquals(0, layout.prefixes.length);
     }
 
     private static List<String> names(ObjectLayout layout) {
