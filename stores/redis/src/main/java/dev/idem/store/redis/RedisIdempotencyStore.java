@@ -105,9 +105,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private volatile ScriptConnection connection;
     private volatile boolean closed;
     @Nullable
-    private volatile Encoded lastOwner;
+    private volatile EncodedText lastOwner;
     @Nullable
-    private volatile Encoded lastLease;
+    private volatile EncodedNumber lastLease;
     private final RedisWakeups wakeups;
 
     private RedisIdempotencyStore(Builder b) {
@@ -457,23 +457,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * encoded once. The cached array is only ever read (Lettuce writes it to the socket).
      */
     private byte[] owner(String owner) {
-        Encoded last = lastOwner;
+        EncodedText last = lastOwner;
         if (last != null && last.text.equals(owner)) {
             return last.bytes;
         }
         byte[] encoded = bytes(owner);
-        lastOwner = new Encoded(owner, encoded);
+        lastOwner = new EncodedText(owner, encoded);
         return encoded;
     }
 
     /** {@code millis} as a script argument, from a one-entry cache: an operation's lease is the same every call. */
     private byte[] lease(long millis) {
-        Encoded last = lastLease;
+        EncodedNumber last = lastLease;
         if (last != null && last.number == millis) {
             return last.bytes;
         }
         byte[] encoded = number(millis);
-        lastLease = new Encoded(Long.toString(millis), encoded, millis);
+        lastLease = new EncodedNumber(millis, encoded);
         return encoded;
     }
 
@@ -481,11 +481,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return millis == 0 ? ZERO : number(millis);
     }
 
-    /** A value and its encoding as a script argument, immutable so a cache of one can be read without locking. */
-    private record Encoded(String text, byte[] bytes, long number) {
-        Encoded(String text, byte[] bytes) {
-            this(text, bytes, 0);
-        }
+    /** A text and its encoding as a script argument, immutable so a cache of one can be read without locking. */
+    private record EncodedText(String text, byte[] bytes) {
+    }
+
+    /** A number and its encoding as a script argument, immutable like {@link EncodedText}. */
+    private record EncodedNumber(long number, byte[] bytes) {
     }
 
     /** The test offset of the server's time as a script argument; a constant outside tests. */

@@ -122,7 +122,7 @@ final class Scripts {
               now + lease), 'PX', string.format('%d', lease + MARGIN))
             if live then return {1, tok, now, k, s, p, o, rt, st, lu, ca or false, ea or false, r or false} end
             return {1, tok}
-            """.replace("COUNTER_MARGIN", COUNTER_MARGIN).replace("MARGIN", MARGIN));
+            """);
 
     /**
      * ARGV: token, final state, how long the record is kept in ms (ttl plus jitter), encoded result, offset ms. Returns
@@ -147,10 +147,10 @@ final class Scripts {
             redis.call('SET', KEYS[2], ARGV[1], 'PX', string.format('%d', keep + MARGIN + COUNTER_MARGIN))
             redis.pcall('SPUBLISH', string.sub(KEYS[1], 1, -2) .. 'w', ARGV[2])
             return 1
-            """.replace("COUNTER_MARGIN", COUNTER_MARGIN).replace("MARGIN", MARGIN));
+            """);
 
     /** ARGV: token, lease ms, offset ms. Returns 1 when renewed, 0 otherwise. */
-    static final Script RENEW = new Script("renew", ScriptOutputType.INTEGER, (PRELUDE + """
+    static final Script RENEW = new Script("renew", ScriptOutputType.INTEGER, PRELUDE + """
             local raw = redis.call('GET', KEYS[1])
             if not raw then return 0 end
             local k, s, p, o, t, st = cmsgpack.unpack(raw)
@@ -160,10 +160,10 @@ final class Scripts {
             redis.call('SET', KEYS[1], cmsgpack.pack(k, s, p, o, t, st, now + lease), 'PX', fmt(lease + MARGIN))
             keep_counter(t, lease + MARGIN + COUNTER_MARGIN)
             return 1
-            """).replace("COUNTER_MARGIN", COUNTER_MARGIN).replace("MARGIN", MARGIN));
+            """);
 
     /** ARGV: token. Returns 1 when the claim was released, 0 otherwise. */
-    static final Script RELEASE = new Script("release", ScriptOutputType.INTEGER, (PRELUDE + """
+    static final Script RELEASE = new Script("release", ScriptOutputType.INTEGER, PRELUDE + """
             local raw = redis.call('GET', KEYS[1])
             if not raw then return 0 end
             local k, s, p, o, t = cmsgpack.unpack(raw)
@@ -172,10 +172,10 @@ final class Scripts {
             keep_counter(t, COUNTER_MARGIN)
             wake('RELEASED')
             return 1
-            """).replace("COUNTER_MARGIN", COUNTER_MARGIN));
+            """);
 
     /** No ARGV. Removes the record whatever its state; the counter keeps its token. Returns 1 or 0. */
-    static final Script DELETE = new Script("delete", ScriptOutputType.INTEGER, (PRELUDE + """
+    static final Script DELETE = new Script("delete", ScriptOutputType.INTEGER, PRELUDE + """
             local raw = redis.call('GET', KEYS[1])
             if not raw then return 0 end
             local k, s, p, o, t = cmsgpack.unpack(raw)
@@ -183,7 +183,7 @@ final class Scripts {
             keep_counter(t, COUNTER_MARGIN)
             wake('DELETED')
             return 1
-            """).replace("COUNTER_MARGIN", COUNTER_MARGIN));
+            """);
 
     /** ARGV: offset ms. Returns {@code {now, record...}}, or {@code {now}} when there is no record. */
     static final Script GET = new Script("get", ScriptOutputType.MULTI, PRELUDE + """
@@ -200,8 +200,14 @@ final class Scripts {
      * list.
      */
     record Script(String name, ScriptOutputType output, String source, String sha) {
+        /** A script written with the margins' names, which stand for their values in the text run and hashed. */
         Script(String name, ScriptOutputType output, String source) {
-            this(name, output, source, sha1(source));
+            this(name, output, withMargins(source), sha1(withMargins(source)));
+        }
+
+        /** COUNTER_MARGIN first: MARGIN is part of its name. */
+        private static String withMargins(String source) {
+            return source.replace("COUNTER_MARGIN", COUNTER_MARGIN).replace("MARGIN", MARGIN);
         }
 
         private static String sha1(String source) {
