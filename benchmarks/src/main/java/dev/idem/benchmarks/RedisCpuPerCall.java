@@ -130,7 +130,7 @@ public final class RedisCpuPerCall {
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         double serverBefore = serverCpu(admin);
-        Map<String, Long> commandsBefore = commandStats(admin);
+        Map<String, Long> commandsBefore = RedisReport.commandStats(admin.sync().info("commandstats"), "usec");
         Map<String, Long> threadsBefore = threadCpu();
         long processBefore = os.getProcessCpuTime();
         AtomicLong callers = new AtomicLong();
@@ -148,7 +148,8 @@ public final class RedisCpuPerCall {
                 }
             });
         }
-        long commands = commandMicros(commandsBefore, commandStats(admin));
+        long commands = commandMicros(commandsBefore,
+                RedisReport.commandStats(admin.sync().info("commandstats"), "usec"));
         double server = serverCpu(admin) - serverBefore;
         return new Cost(callers.get() / 1e3 / calls, process / 1e3 / calls, server * 1e6 / calls,
                 commands / (double) calls, calls / (elapsed / 1e6));
@@ -229,16 +230,6 @@ public final class RedisCpuPerCall {
                     || command.equals("script|load"))) {
                 usec += e.getValue() - before.getOrDefault(command, 0L);
             }
-        }
-        return usec;
-    }
-
-    private static Map<String, Long> commandStats(StatefulRedisConnection<String, String> admin) {
-        Map<String, Long> usec = new HashMap<>();
-        Matcher m = Pattern.compile("cmdstat_([^:]+):calls=\\d+,usec=(\\d+)").matcher(
-                admin.sync().info("commandstats"));
-        while (m.find()) {
-            usec.put(m.group(1), Long.parseLong(m.group(2)));
         }
         return usec;
     }
