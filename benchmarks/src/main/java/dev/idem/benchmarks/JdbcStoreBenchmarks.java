@@ -371,35 +371,27 @@ public class JdbcStoreBenchmarks {
             fromStore.install(db, counting, Clock.offset(Clock.systemUTC(), Duration.ofHours(2)));
             Keys keys = new Keys();
             keys.open(db);
-            Map<String, Call> kinds = new LinkedHashMap<>();
-            kinds.put(FRESH, () -> {
-                Idem.install(held.engine);
-                held.orders.place(keys.fresh());
-            });
-            kinds.put(REPLAY_FROM_STORE, () -> {
-                Idem.install(fromStore.engine);
-                fromStore.orders.place(keys.replayed());
-            });
+            // Each kind with the engine its calls go through (installed once per turn, outside the counted calls).
+            Map<String, Kind> kinds = new LinkedHashMap<>();
+            kinds.put(FRESH, new Kind(held.engine, () -> held.orders.place(keys.fresh())));
+            kinds.put(REPLAY_FROM_STORE, new Kind(fromStore.engine, () -> fromStore.orders.place(keys.replayed())));
             // The held engine holds a replayed key once it replayed it: the warm-up replays each (at least 200 calls).
-            kinds.put(REPLAY_HELD, () -> {
-                Idem.install(held.engine);
-                held.orders.place(keys.replayed());
-            });
-            kinds.put(BASELINE_FRESH, () -> baselineFresh(counting, db.baseline, keys.fresh()));
-            kinds.put(BASELINE_REPLAY, () -> baselineReplay(counting, db.baseline, keys.replayed()));
+            kinds.put(REPLAY_HELD, new Kind(held.engine, () -> held.orders.place(keys.replayed())));
+            kinds.put(BASELINE_FRESH, new Kind(null, () -> baselineFresh(counting, db.baseline, keys.fresh())));
+            kinds.put(BASELINE_REPLAY, new Kind(null, () -> baselineReplay(counting, db.baseline, keys.replayed())));
             int share = Math.max(1, calls / ROUNDS);
-            Map<String, long[]> totals = new LinkedHashMap<>();
             // A warm-up of half the calls of each kind, in turns, so that the JIT compiler's threads are mostly done
             // before the client's CPU is counted (they count in the process's CPU time).
             for (int round = 0; round < ROUNDS / 2; round++) {
-                for (Map.Entry<String, Call> kind : kinds.entrySet()) {
-                    measure(counting, cpu, Math.max(REPLAY_KEYS, share), kind.getValue());
-                    totals.put(kind.getKey(), new long[4]);
+                for (Kind kind : kinds.values()) {
+                    kind.measure(counting, cpu, Math.max(REPLAY_KEYS, share));
                 }
             }
+            Map<String, long[]> totals = new LinkedHashMap<>();
+            kinds.keySet().forEach(kind -> totals.put(kind, new long[3]));
             for (int round = 0; round < ROUNDS; round++) {
-                for (Map.Entry<String, Call> kind : kinds.entrySet()) {
-                    long[] one = measure(counting, cpu, share, kind.getValue());
+                for (Map.Entry<String, Kind> kind : kinds.entrySet()) {
+                    long[] one = kind.getValue().measure(counting, cpu, share);
                     long[] total = totals.get(kind.getKey());
                     for (int i = 0; i < one.length; i++) {
                         total[i] = total[i] < 0 || one[i] < 0 ? -1 : total[i] + one[i];
@@ -423,18 +415,27 @@ public class JdbcStoreBenchmarks {
         void run() throws Exception;
     }
 
-    /** Statements, server CPU (µs, -1 when unreadable) and client CPU (ns) of {@code calls} calls. */
-    private static long[] measure(CountingDataSource counting, BackendCpu cpu, int calls, Call call) throws Exception {
-        long statements = counting.executed();
-        long server = cpu.micros();
-        long client = processCpuNanos();
-        for (int i = 0; i < calls; i++) {
-            call.run();
+    /** A kind of call, and the engine it goes through (null for the baselines, which use none). */
+    private record Kind(IdemEngine engine, Call call) {
+        /**
+         * Statements, server CPU (µs, -1 when unreadable) and client CPU (ns) of {@code calls} calls, with this kind's
+         * engine installed first.
+         */
+        long[] measure(CountingDataSource counting, BackendCpu cpu, int calls) throws Exception {
+            if (engine != null) {
+                Idem.install(engine);
+            }
+            long statements = counting.executed();
+            long server = cpu.micros();
+            long client = processCpuNanos();
+            for (int i = 0; i < calls; i++) {
+                call.run();
+            }
+            long clientAfter = processCpuNanos();
+            long serverAfter = cpu.micros();
+            return new long[] {counting.executed() - statements,
+                    server < 0 || serverAfter < 0 ? -1 : serverAfter - server, clientAfter - client};
         }
-        long clientAfter = processCpuNanos();
-        long serverAfter = cpu.micros();
-        return new long[] {counting.executed() - statements, server < 0 || serverAfter < 0 ? -1 : serverAfter - server,
-                clientAfter - client, calls};
     }
 
     /** This JVM's CPU time so far, every thread, in nanoseconds. */
