@@ -101,6 +101,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private static final long IN_PROGRESS_GRACE_MILLIS = Duration.ofMinutes(10).toMillis();
     /** Distinct ttls that get a sweep queue of their own; see the class comment. */
     private static final int MAX_QUEUES = 64;
+    /**
+     * The latest sweep time a record gets: {@link Long#MAX_VALUE} marks an empty queue's head, and a record of a ttl
+     * near that (kept for ever) must still be found at a queue's head to be evicted by the bound.
+     */
+    private static final long LAST_SWEEP = Long.MAX_VALUE - 1;
 
     /**
      * One record, from its claim to its end. The claim's fields are final; the lease changes by renewal, and the
@@ -164,10 +169,13 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                     Instant.ofEpochMilli(completedAt), Instant.ofEpochMilli(expiresAt), result);
         }
 
-        /** The estimated heap of this record (see {@link #RECORD_OVERHEAD_BYTES}). */
+        /**
+         * The estimated heap of this record (see {@link #RECORD_OVERHEAD_BYTES}). Called holding the entry's lock
+         * or on an entry no write can finish any more (new, or removed), so {@link #result} is null exactly while
+         * the record is in progress.
+         */
         long estimatedBytes() {
-            byte[] r = state == RecordState.IN_PROGRESS ? null : result;
-            return estimate(key, payloadHash, r);
+            return estimate(key, payloadHash, result);
         }
     }
 
@@ -209,6 +217,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 headSweepAt = head == null ? Long.MAX_VALUE : head.sweepAt;
             }
             return e;
+        }
+
+        /** How many records are linked, removed ones not yet unlinked included. */
+        synchronized long linked() {
+            long n = 0;
+            for (Entry e = head; e != null; e = e.next) {
+                n++;
+            }
+            return n;
         }
 
         /** Unlinks every removed record; returns how many. */
@@ -367,11 +384,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 if (existing.removed) {
                     continue; // removed meanwhile: the key may be absent now
                 }
-                boolean expired = existing.isExpiredAt(now);
-                if (!expired && !existing.isClaimableAt(now, windowMillis)) {
+                if (!existing.isClaimableAt(now, windowMillis)) { // an expired record is claimable
                     bytes.add(-freshBytes);
                     return new ClaimOutcome.Existing(existing.record(), Instant.ofEpochMilli(now));
                 }
+                boolean expired = existing.isExpiredAt(now);
                 IdempotencyRecord live = expired ? null : existing.record();
                 long startedAt = live != null && live.state() == RecordState.IN_PROGRESS
                         ? existing.startedAt : now; // a takeover continues the execution's window
@@ -419,8 +436,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             }
             e.result = copy;
             e.completedAt = now;
-            e.expiresAt = plus(now, ttlMillis + jitter);
-            e.sweepAt = plus(now, plus(ttlMillis, jitterBound));
+            e.expiresAt = plus(now, plus(ttlMillis, jitter)); // a ttl near Long.MAX_VALUE ms is kept, not wrapped
+            e.sweepAt = Math.min(plus(now, plus(ttlMillis, jitterBound)), LAST_SWEEP);
             e.state = state; // publishes the fields above
             bytes.add(copy.length);
         }
@@ -526,10 +543,19 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         return RECORD_OVERHEAD_BYTES + key.length() + payloadHash.length() + (result == null ? 0 : result.length);
     }
 
-    /** A duration in whole milliseconds, rounded up so that no lease, window or ttl is cut short. */
+    /**
+     * A duration in whole milliseconds, rounded up so that no lease, window or ttl is cut short; saturated at the
+     * ends of a long (a ttl of {@code ChronoUnit.FOREVER} is kept for ever rather than refused with an
+     * {@link ArithmeticException}).
+     */
     private static long ceilMillis(Duration d) {
-        long millis = d.toMillis();
-        return d.getNano() % 1_000_000 == 0 ? millis : millis + 1;
+        long millis;
+        try {
+            millis = d.toMillis();
+        } catch (ArithmeticException beyondLong) {
+            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return d.getNano() % 1_000_000 == 0 ? millis : plus(millis, 1);
     }
 
     // ---------------------------------------------------------------- sweep queues
@@ -561,6 +587,20 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             queues = grown;
             return added;
         }
+    }
+
+    /** Test hook: how many records the sweep queues link, removed ones not yet unlinked included. */
+    long linkedInSweepQueues() {
+        long n = 0;
+        for (SweepQueue q : queues) {
+            n += q.linked();
+        }
+        return n;
+    }
+
+    /** Test hook: how many sweep queues there are (one per ttl seen, at most {@link #MAX_QUEUES}). */
+    int sweepQueueCount() {
+        return queues.length;
     }
 
     /** The queue whose head is due first, or null when every queue is empty. */
@@ -757,14 +797,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
     }
 
-    /** {@code 1h2m3s}, to the second. */
-    static String format(Duration d) {
-        StringBuilder b = new StringBuilder();
-        appendSeconds(b, d.getSeconds());
-        return b.toString();
-    }
-
-    /** Appends {@code seconds} (0s if negative) as {@link #format} writes them. */
+    /** Appends {@code seconds} (0s if negative) as {@code 1d2h3m4s}, leaving out the parts that are zero. */
     private static void appendSeconds(StringBuilder b, long seconds) {
         long s = Math.max(0, seconds);
         int start = b.length();
