@@ -620,9 +620,14 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         return records.mappingCount() > maximumSize || bytes.sum() > maximumBytes;
     }
 
+    /** Whether more removed records are still linked in the sweep queues than the queues should carry. */
+    private boolean compactionDue() {
+        return unlinkedRemoved.sum() > Math.max(1_024, maximumSize / 2);
+    }
+
     /** Whether a write has housekeeping to do: a record due for its sweep, a scan due, or a bound passed. */
     private boolean housekeepingDue(long now) {
-        if (now >= nextAbandonedScan || unlinkedRemoved.sum() > Math.max(1_024, maximumSize / 2) || overBound()) {
+        if (now >= nextAbandonedScan || compactionDue() || overBound()) {
             return true;
         }
         for (SweepQueue q : queues) {
@@ -651,7 +656,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             if (now >= nextAbandonedScan) {
                 sweepAbandoned(now);
             }
-            if (unlinkedRemoved.sum() > Math.max(1_024, maximumSize / 2)) {
+            if (compactionDue()) {
                 for (SweepQueue q : queues) {
                     unlinkedRemoved.add(-q.compact());
                 }

@@ -166,6 +166,7 @@ class InMemoryHousekeepingTest {
         ClaimOutcome.Acquired takeover = assertInstanceOf(ClaimOutcome.Acquired.class,
                 claim(store, key(0), LEASE, Duration.ZERO));
         assertEquals(RecordState.IN_PROGRESS, takeover.replaced().state());
+        assertEquals(t(30_000), takeover.storeTime());
         at(t(30_001));
         long token = acquire(store, key(1));
 
@@ -359,10 +360,13 @@ class InMemoryHousekeepingTest {
 
     private void compactsPast(long maximumSize, int threshold) {
         InMemoryIdempotencyStore store = store(maximumSize);
-        for (int i = 0; i < threshold - 1; i++) { // the ttl-1h queue's oldest part, all deleted below
+        for (int i = 0; i < threshold - 1; i++) { // the 1-hour queue's oldest part, all deleted below
             completed(store, key(i), HOUR);
         }
-        completed(store, key(9_000), Duration.ofHours(2)); // a queue all of whose records are deleted
+        completed(store, key(9_000), Duration.ofHours(3)); // a queue all of whose records are deleted
+        for (int i = 9_001; i <= 9_003; i++) { // a 2-hour queue whose middle record is deleted
+            completed(store, key(i), Duration.ofHours(2));
+        }
         at(t(60_000));
         for (int i = threshold; i <= threshold + 100; i++) { // the live part, and a tail that is deleted
             completed(store, key(i), HOUR);
@@ -371,22 +375,27 @@ class InMemoryHousekeepingTest {
             store.delete(key(i));
         }
         store.delete(key(9_000));
-        acquire(store, key(10_000)); // exactly `threshold` removed records linked: they stay
-        assertEquals(threshold + 101, store.linkedInSweepQueues());
 
-        store.delete(key(threshold + 100)); // the tail
+        at(t(600_000)); // a scan is due: this write does housekeeping, but `threshold` removed records are no more
+        acquire(store, key(10_000)); // than the queues may carry: they stay linked
+        assertEquals(threshold + 104, store.linkedInSweepQueues());
+
+        store.delete(key(threshold + 100)); // the 1-hour queue's tail
+        store.delete(key(9_002)); // the 2-hour queue's middle
         acquire(store, key(10_001));
-        assertEquals(100, store.linkedInSweepQueues());
+        assertEquals(100 + 2, store.linkedInSweepQueues());
 
-        completed(store, key(20_000), HOUR); // appended behind the new tail
+        completed(store, key(20_000), HOUR); // appended behind the new tails
+        completed(store, key(9_004), Duration.ofHours(2));
+        assertEquals(104, store.linkedInSweepQueues());
         store.delete(key(threshold + 1));
         acquire(store, key(10_002)); // one removed record since the compaction: it stays
-        assertEquals(101, store.linkedInSweepQueues());
+        assertEquals(104, store.linkedInSweepQueues());
 
         at(t(Duration.ofMinutes(66).toMillis())); // when the deleted head of the 1-hour queue was due
         acquire(store, key(10_003));
-        assertEquals(101, store.linkedInSweepQueues(), "the live head is due only at 67 min");
-        at(t(Duration.ofMinutes(132).toMillis())); // past the 2-hour queue's deleted record, and everything else
+        assertEquals(104, store.linkedInSweepQueues(), "the live head of the 1-hour queue is due only at 67 min");
+        at(t(Duration.ofMinutes(142).toMillis())); // everything is due: the last, key(9_004), at 10 + 132 min
         acquire(store, key(10_004));
         assertEquals(0, store.linkedInSweepQueues());
         assertEquals(0, evicted.size());
@@ -435,14 +444,14 @@ class InMemoryHousekeepingTest {
     }
 
     @Test
-    void sixtyFourTtlsGetAQueueEachAndFurtherTtlsJoinTheNearestTheFirstOnATie() {
+    void sixtyFourTtlsGetAQueueEachAndFurtherTtlsJoinTheNearestTheFirstMadeOnATie() {
         InMemoryIdempotencyStore store = store(1_000);
-        for (int h = 1; h <= 64; h++) {
+        for (int h = 64; h >= 1; h--) { // the 64-hour queue is made first, the 1-hour one last
             completed(store, key(h), Duration.ofHours(h));
         }
         assertEquals(64, store.sweepQueueCount());
         completed(store, key(100), Duration.ofSeconds(1)); // joins the 1-hour queue, behind its head
-        completed(store, key(101), Duration.ofMinutes(90)); // as near to 1 h as to 2 h: joins the 1-hour queue
+        completed(store, key(101), Duration.ofMinutes(90)); // as near to 1 h as to 2 h: the 2-hour queue, made first
         assertEquals(64, store.sweepQueueCount());
 
         at(t(2_000));
@@ -452,11 +461,15 @@ class InMemoryHousekeepingTest {
 
         at(t(Duration.ofMinutes(66).toMillis())); // the 1-hour head is swept, and key(100) behind it
         completed(store, key(201), Duration.ofHours(64));
-        assertEquals(64 - 1 + 1 + 2, store.estimatedSize());
+        assertEquals(63 + 1 + 2, store.estimatedSize());
 
-        at(t(Duration.ofMinutes(99).toMillis())); // key(101): 90 min and 9 of jitter
+        at(t(Duration.ofMinutes(99).toMillis())); // key(101)'s sweep time (90 min and 9 of jitter) has come
         completed(store, key(202), Duration.ofHours(64));
-        assertEquals(64 - 1 + 3, store.estimatedSize(), "key(101) was swept from the 1-hour queue, not the 2-hour one");
+        assertEquals(63 + 1 + 3, store.estimatedSize(), "key(101) waits behind the head of the 2-hour queue");
+
+        at(t(Duration.ofMinutes(132).toMillis()));
+        completed(store, key(203), Duration.ofHours(64));
+        assertEquals(62 + 4, store.estimatedSize());
         assertEquals(64, store.sweepQueueCount());
     }
 
@@ -513,6 +526,59 @@ class InMemoryHousekeepingTest {
 
     private static List<String> keys(int from, int to) {
         return java.util.stream.IntStream.range(from, to).mapToObj(InMemoryBoundTest::key).toList();
+    }
+
+    @Test
+    void theByteBoundEvictsNoRecordBeyondAnExcessItMetExactly() {
+        InMemoryIdempotencyStore store = store(1_000, 46_099);
+        for (int i = 0; i < 100; i++) { // the 100th completion: 46,100 bytes, 461 over 99 % of the bound
+            completed(store, key(i), HOUR);
+        }
+        assertEquals(List.of(key(0)), evictedKeys());
+        assertEquals(99, store.estimatedSize());
+    }
+
+    @Test
+    void aStoreAtExactlyItsSizeBoundEvictsForItsBytesOnly() {
+        InMemoryIdempotencyStore store = store(200, 372_395);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(store.complete(key(i), acquire(store, key(i)), new byte[100_000], HOUR));
+        }
+        for (int i = 3; i < 199; i++) {
+            assertTrue(store.complete(key(i), acquire(store, key(i)), new byte[1], HOUR));
+        }
+        assertEquals(List.of(), evicted);
+
+        acquire(store, key(199)); // 200 records, at the size bound; 372,396 bytes, one over the byte bound
+        assertEquals(List.of(key(0)), evictedKeys());
+        assertTrue(evicted.get(0).detail().contains("held about 372396 bytes in 200 records, over"
+                + " idem.memory.maximumBytes = 372395;"), evicted.get(0).detail());
+    }
+
+    @Test
+    void aStoreAtExactlyItsByteBoundEvictsForItsSizeOnly() {
+        InMemoryIdempotencyStore store = store(10, 803_973);
+        for (int i = 0; i < 10; i++) {
+            assertTrue(store.complete(key(i), acquire(store, key(i)), new byte[i < 2 ? 1 : 100_000], HOUR));
+        }
+        assertEquals(List.of(), evicted);
+
+        acquire(store, key(10)); // 11 records, one over the size bound; 803,973 bytes, at the byte bound
+        assertEquals(List.of(key(0)), evictedKeys());
+        assertTrue(evicted.get(0).detail().contains("held 11 records, over idem.memory.maximumSize = 10;"),
+                evicted.get(0).detail());
+    }
+
+    @Test
+    void aDeletedRecordStillLinkedIsSkippedByTheEvictionNeitherCountedNorReported() {
+        InMemoryIdempotencyStore store = store(2);
+        completed(store, key(0), HOUR);
+        completed(store, key(1), HOUR);
+        store.delete(key(0));
+        completed(store, key(2), HOUR);
+        acquire(store, key(3)); // 3 records: key(1) goes, key(0) was linked before it
+        assertEquals(List.of(key(1)), evictedKeys());
+        assertEquals(2, store.estimatedSize());
     }
 
     @Test
