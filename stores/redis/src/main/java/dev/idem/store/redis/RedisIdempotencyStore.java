@@ -53,8 +53,8 @@ import java.util.function.LongSupplier;
  * logical expiry (or lease) plus {@link #TTL_MARGIN}, so Redis only frees memory and never decides an outcome.
  *
  * <p><b>Tokens</b> come from a per-key counter that outlives the record (by at least {@link #COUNTER_MIN_MARGIN}
- * after the record's own TTL), so they increase across release, expiry and deletion and across every process; a token is never below the
- * server's now in microseconds, which keeps tokens increasing should the counter be evicted.
+ * after the record's own TTL), so they increase across release, expiry and deletion and across every process; a token
+ * is never below the server's now in microseconds, which keeps tokens increasing should the counter be evicted.
  *
  * <p><b>Connection loss fails closed.</b> Every command waits at most the configured timeout and reports
  * {@link IdempotencyStoreException}. The store's own connection does not replay commands after a reconnect (a
@@ -92,8 +92,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final byte[] COUNTER_SUFFIX = bytes("}:t");
     /** The record's first byte, its state ({@link Scripts}). */
     private static final byte IN_PROGRESS = 'I';
-    private static final byte[] COMPLETED = bytes("C");
-    private static final byte[] FAILED = bytes("F");
     /** How many bytes of the SHA-256 of a key name its Redis keys: 128 bits. */
     private static final int HASH_BYTES = 16;
     private static final long TTL_MARGIN_MILLIS = TTL_MARGIN.toMillis();
@@ -304,9 +302,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         KeyNames names = KEY_NAMES.get();
         byte[][] keys = names.of(key);
         EncodedLease lease = lease(request.lease().toMillis());
-        List<Object> reply = run("claim", key, Scripts.CLAIM, keys,
-                fields(names.lastKeyBytes, bytes(request.payloadHash()), owner(request.owner())), lease.millis,
-                lease.recordPx, lease.counterPx, window(request.window().toMillis()), offset());
+        byte[] fields = fields(names.lastKeyBytes, bytes(request.payloadHash()), owner(request.owner()));
+        long window = request.window().toMillis();
+        long offset = offsetMillis.getAsLong();
+        // The window and the offset are sent only when needed: the script reads a missing argument as zero.
+        byte[][] args = offset != 0 ? new byte[][] {fields, lease.recordPx, lease.counterPx, number(window),
+                number(offset)}
+                : window != 0 ? new byte[][] {fields, lease.recordPx, lease.counterPx, number(window)}
+                : new byte[][] {fields, lease.recordPx, lease.counterPx};
+        List<Object> reply = run("claim", key, Scripts.CLAIM, keys, args);
         long status = (Long) reply.get(0);
         if (status == 0) { // {0, now, record}
             return new ClaimOutcome.Existing(Objects.requireNonNull(record(reply, 2), "the claim lost to no record"),
@@ -337,9 +341,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long keep = TtlJitter.expiresAt(Instant.EPOCH, ttl).toEpochMilli();
         // The argument is written to the socket before this returns, so the caller may reuse its array afterwards;
         // the stored copy is Redis's.
-        return applied(run(operation, key, Scripts.FINISH, redisKeys(key), owned(fencingToken),
-                state == RecordState.COMPLETED ? COMPLETED : FAILED, number(keep), encoded.clone(), offset(),
-                number(keep + TTL_MARGIN_MILLIS), number(keep + TTL_MARGIN_MILLIS + COUNTER_MARGIN_MILLIS)));
+        Scripts.Script script = state == RecordState.COMPLETED ? Scripts.COMPLETE : Scripts.FAIL;
+        long offset = offsetMillis.getAsLong();
+        byte[] px = number(keep + TTL_MARGIN_MILLIS);
+        return applied(run(operation, key, script, redisKeys(key), offset == 0
+                ? new byte[][] {owned(fencingToken), px, encoded.clone()}
+                : new byte[][] {owned(fencingToken), px, encoded.clone(), number(offset)}));
     }
 
     @Override
@@ -353,7 +360,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(lease, "lease");
         return applied(run("renew", key, Scripts.RENEW, redisKeys(key), owned(fencingToken),
-                lease(lease.toMillis()).millis, offset()));
+                number(lease.toMillis()), offset()));
     }
 
     @Override
@@ -491,7 +498,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         if (last != null && last.number == millis) {
             return last;
         }
-        EncodedLease encoded = new EncodedLease(millis, number(millis), number(millis + TTL_MARGIN_MILLIS),
+        EncodedLease encoded = new EncodedLease(millis, number(millis + TTL_MARGIN_MILLIS),
                 number(millis + TTL_MARGIN_MILLIS + COUNTER_MARGIN_MILLIS));
         lastLease = encoded;
         return encoded;
@@ -531,19 +538,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return owned;
     }
 
-    private static byte[] window(long millis) {
-        return millis == 0 ? ZERO : number(millis);
-    }
-
     /** A text and its encoding as a script argument, immutable so a cache of one can be read without locking. */
     private record EncodedText(String text, byte[] bytes) {
     }
 
     /**
-     * A lease and its script arguments: its milliseconds, the record's PX (plus the TTL margin) and the counter's (plus
-     * the counter margin too); immutable like {@link EncodedText}.
+     * A lease and the claim's arguments it makes: the record's PX (the lease plus the TTL margin) and the counter's
+     * (plus the counter margin too); immutable like {@link EncodedText}.
      */
-    private record EncodedLease(long number, byte[] millis, byte[] recordPx, byte[] counterPx) {
+    private record EncodedLease(long number, byte[] recordPx, byte[] counterPx) {
     }
 
     /** The test offset of the server's time as a script argument; a constant outside tests. */

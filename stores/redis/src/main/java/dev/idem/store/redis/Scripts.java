@@ -115,33 +115,36 @@ final class Scripts {
             """;
 
     /**
-     * ARGV: the record's variable fields ({@code klen:plen:olen:key hash owner}), lease ms, the record's PX (lease
-     * plus the margin), the counter's PX (that plus the counter margin), window ms, offset ms. Returns
-     * {@code {1, token}} when acquired over nothing (absent or expired), {@code {0, now, record}} when the claim loses
-     * to the live record, and {@code {1, token, now, replaced record}} for a takeover or supersede; now is the store's
-     * time (the server's plus the offset), which the caller needs only beside a record.
+     * ARGV: the record's variable fields ({@code klen:plen:olen:key hash owner}), the record's PX (the lease plus the
+     * TTL margin), the counter's PX (that plus the counter margin), and only when either is not zero the window ms and
+     * then the offset ms (missing arguments read as zero: each argument costs the server a string and a table slot).
+     * Returns {@code {1, token}} when acquired over nothing (absent or expired), {@code {0, now, record}} when the
+     * claim loses to the live record, and {@code {1, token, now, replaced record}} for a takeover or supersede; now is
+     * the store's time (the server's plus the offset), which the caller needs only beside a record.
      *
      * <p>Lean for the common case, a key seen for the first time (three commands): the record is written by
-     * {@code SET ... NX GET}, with the floor of the token (now in microseconds), and the counter by {@code SET ... GET},
-     * which returns the counter it replaced; only when that counter was not below the floor are both written again,
-     * one above it. When a record was there, {@code SET NX} wrote nothing and returned it: the script decides from its
-     * header whether the claim loses (the record is returned as it is) or replaces it.
+     * {@code SET ... NX GET}, with the floor of the token (now in microseconds), and the counter by {@code SET ... GET}
+     * with the token as the record's header spells it, and returns the counter it replaced; only when that counter was
+     * not below the floor are both written again, one above it. When a record was there, {@code SET NX} wrote nothing
+     * and returned it: the script decides from its header whether the claim loses (the record is returned as it is)
+     * or replaces it. The header is formatted once ({@code string.format} is the dearest call a script makes).
      */
     static final Script CLAIM = new Script("claim", ScriptOutputType.MULTI, """
             local t = redis.call('TIME')
-            local off = tonumber(ARGV[6])
-            local now = t[1] * 1000 + math.floor(t[2] / 1000) + off
-            local lease = tonumber(ARGV[2])
-            local tok = t[1] * 1000000 + t[2] + off * 1000
-            local raw = redis.call('SET', KEYS[1], string.format('I%016d%013d%013d00000000000000000000000000', tok, now,
-              now + lease) .. ARGV[1], 'PX', ARGV[3], 'NX', 'GET')
+            local sec, us = tonumber(t[1]), tonumber(t[2])
+            local off = tonumber(ARGV[5] or 0)
+            local now = sec * 1000 + math.floor(us / 1000) + off
+            local lu = now + tonumber(ARGV[2]) - MARGIN
+            local tok = sec * 1000000 + us + off * 1000
+            local rec = string.format('I%016d%013d%013d00000000000000000000000000', tok, now, lu) .. ARGV[1]
+            local raw = redis.call('SET', KEYS[1], rec, 'PX', ARGV[2], 'NX', 'GET')
             if not raw then
-              local c = redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', ARGV[4], 'GET')
+              local c = redis.call('SET', KEYS[2], string.sub(rec, 2, 17), 'PX', ARGV[3], 'GET')
               if c and tonumber(c) >= tok then
                 tok = tonumber(c) + 1
-                redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', ARGV[4])
-                redis.call('SET', KEYS[1], string.format('I%016d%013d%013d00000000000000000000000000', tok, now,
-                  now + lease) .. ARGV[1], 'PX', ARGV[3])
+                redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', ARGV[3])
+                redis.call('SET', KEYS[1], string.format('I%016d%013d%013d00000000000000000000000000', tok, now, lu)
+                  .. ARGV[1], 'PX', ARGV[2])
               end
               return {1, tok}
             end
@@ -153,28 +156,28 @@ final class Scripts {
                 if now < tonumber(string.sub(raw, 31, 43)) then return {0, now, raw} end
                 started = tonumber(string.sub(raw, 18, 30))
               else
-                local window = tonumber(ARGV[5])
+                local window = tonumber(ARGV[4] or 0)
                 if window <= 0 or now < tonumber(string.sub(raw, 18, 30)) + window then return {0, now, raw} end
               end
             end
             local rt = tonumber(string.sub(raw, 2, 17))
             if rt + 1 > tok then tok = rt + 1 end
-            local c = redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', ARGV[4], 'GET')
+            local c = redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', ARGV[3], 'GET')
             if c and tonumber(c) + 1 > tok then
               tok = tonumber(c) + 1
-              redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', ARGV[4])
+              redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', ARGV[3])
             end
-            redis.call('SET', KEYS[1], string.format('I%016d%013d%013d00000000000000000000000000', tok, started,
-              now + lease) .. ARGV[1], 'PX', ARGV[3])
+            redis.call('SET', KEYS[1], string.format('I%016d%013d%013d00000000000000000000000000', tok, started, lu)
+              .. ARGV[1], 'PX', ARGV[2])
             if live then return {1, tok, now, raw} end
             return {1, tok}
             """);
 
     /**
-     * ARGV: {@code I} and the 16-digit token, the final state ({@code C} or {@code F}), how long the record is kept in
-     * ms (ttl plus jitter), the encoded result, offset ms, the record's PX (kept plus the margin), the counter's PX
-     * (that plus the counter margin). Returns 1 when the claim finished, 0 (nothing changed) when the token is not the
-     * current one of a record in progress.
+     * Complete ({@link #COMPLETE}) or fail ({@link #FAIL}); the final state is written into the script's text, which
+     * saves an argument. ARGV: {@code I} and the 16-digit token, the record's PX (how long it is kept, the ttl plus
+     * jitter, plus the TTL margin), the encoded result, and the offset ms unless zero. Returns 1 when the claim
+     * finished, 0 (nothing changed) when the token is not the current one of a record in progress.
      *
      * <p>The new record is the old one's token, started at and lease until, the two new times, the old variable fields
      * and the result. The counter is written only when it would otherwise outlive the record by less than
@@ -183,20 +186,28 @@ final class Scripts {
      * set both; only a claim that replaces the record raises the counter, and then this token is no longer the
      * record's) or was evicted, so writing it back never lowers it.
      */
-    static final Script FINISH = new Script("finish", ScriptOutputType.INTEGER, """
+    private static final String FINISH = """
             local raw = redis.call('GET', KEYS[1])
             if not raw or string.sub(raw, 1, 17) ~= ARGV[1] then return 0 end
-            local tm = redis.call('TIME')
-            local now = tm[1] * 1000 + math.floor(tm[2] / 1000) + tonumber(ARGV[5])
-            local ea = now + tonumber(ARGV[3])
-            redis.call('SET', KEYS[1], ARGV[2] .. string.sub(raw, 2, 43) .. string.format('%013d%013d', now, ea)
-              .. string.sub(raw, 70) .. ARGV[4], 'PX', ARGV[6])
+            local t = redis.call('TIME')
+            local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[4] or 0)
+            local px = tonumber(ARGV[2])
+            local ea = now + px - MARGIN
+            redis.call('SET', KEYS[1], 'STATE' .. string.sub(raw, 2, 43) .. string.format('%013d%013d', now, ea)
+              .. string.sub(raw, 70) .. ARGV[3], 'PX', ARGV[2])
             if ea + COUNTER_MIN_MARGIN > tonumber(string.sub(raw, 31, 43)) + COUNTER_MARGIN then
-              redis.call('SET', KEYS[2], string.format('%d', tonumber(string.sub(raw, 2, 17))), 'PX', ARGV[7])
+              redis.call('SET', KEYS[2], string.format('%d', tonumber(string.sub(raw, 2, 17))), 'PX',
+                string.format('%d', px + COUNTER_MARGIN))
             end
-            redis.pcall('SPUBLISH', string.sub(KEYS[1], 1, -2) .. 'w', ARGV[2])
+            redis.pcall('SPUBLISH', string.sub(KEYS[1], 1, -2) .. 'w', 'STATE')
             return 1
-            """);
+            """;
+
+    /** Completes: see {@link #FINISH}. */
+    static final Script COMPLETE = new Script("complete", ScriptOutputType.INTEGER, FINISH.replace("STATE", "C"));
+
+    /** Fails: see {@link #FINISH}. */
+    static final Script FAIL = new Script("fail", ScriptOutputType.INTEGER, FINISH.replace("STATE", "F"));
 
     /** ARGV: {@code I} and the 16-digit token, lease ms, offset ms. Returns 1 when renewed, 0 otherwise. */
     static final Script RENEW = new Script("renew", ScriptOutputType.INTEGER, PRELUDE + """
