@@ -311,13 +311,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 : window != 0 ? new byte[][] {fields, lease.recordPx, lease.counterPx, number(window)}
                 : new byte[][] {fields, lease.recordPx, lease.counterPx};
         List<Object> reply = run("claim", key, Scripts.CLAIM, keys, args);
+        if (reply.size() == 1) { // the token alone: nothing replaced, so nothing of the store's time to translate
+            return new ClaimOutcome.Acquired((Long) reply.get(0), null);
+        }
         long status = (Long) reply.get(0);
         if (status == 0) { // {0, now, record}
             return new ClaimOutcome.Existing(Objects.requireNonNull(record(reply, 2), "the claim lost to no record"),
                     Instant.ofEpochMilli((Long) reply.get(1)));
-        }
-        if (reply.size() == 2) { // {1, token}: nothing replaced, so nothing of the store's time to translate
-            return new ClaimOutcome.Acquired((Long) reply.get(1), null);
         }
         return new ClaimOutcome.Acquired((Long) reply.get(1), record(reply, 3), // {1, token, now, replaced}
                 Instant.ofEpochMilli((Long) reply.get(2)));
