@@ -674,8 +674,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return reply.size() > index ? record((byte[]) reply.get(index)) : null;
     }
 
-    /** The record stored as {@code raw} (the layout of {@link Scripts}). */
+    /**
+     * The record stored as {@code raw} (the layout of {@link Scripts}).
+     *
+     * @throws IdempotencyStoreException when {@code raw} is not such a record (another program's value under the
+     *                                   store's key name, say)
+     */
     static IdempotencyRecord record(byte[] raw) {
+        try {
+            return parse(raw);
+        } catch (RuntimeException e) {
+            throw new IdempotencyStoreException("redis store: a value of " + raw.length + " bytes under a record's"
+                    + " name is not a record of this store's format", e);
+        }
+    }
+
+    private static IdempotencyRecord parse(byte[] raw) {
         int at = Scripts.HEADER;
         int keyLength = 0;
         int hashLength = 0;
@@ -704,8 +718,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             case IN_PROGRESS -> RecordState.IN_PROGRESS;
             case 'C' -> RecordState.COMPLETED;
             case 'F' -> RecordState.FAILED;
-            default -> throw new IdempotencyStoreException("redis store: a record of an unknown format (its state is "
-                    + (char) raw[0] + ")");
+            default -> throw new IllegalArgumentException("no state " + (char) raw[0]);
         };
         boolean finished = state != RecordState.IN_PROGRESS;
         return new IdempotencyRecord(key, state, payloadHash, owner, digits(raw, 1, 16),
