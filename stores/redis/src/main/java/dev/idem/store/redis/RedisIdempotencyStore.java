@@ -691,29 +691,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private static IdempotencyRecord parse(byte[] raw) {
         int at = Scripts.HEADER;
-        int keyLength = 0;
-        int hashLength = 0;
-        int ownerLength = 0;
-        for (int field = 0; field < 3; field++) {
-            int n = 0;
+        int[] lengths = new int[3]; // of the key, the payload hash and the owner, each ended by ':'
+        for (int field = 0; field < lengths.length; field++) {
             while (raw[at] != ':') {
-                n = n * 10 + raw[at++] - '0';
+                lengths[field] = lengths[field] * 10 + raw[at++] - '0';
             }
             at++;
-            if (field == 0) {
-                keyLength = n;
-            } else if (field == 1) {
-                hashLength = n;
-            } else {
-                ownerLength = n;
-            }
         }
-        String key = new String(raw, at, keyLength, StandardCharsets.UTF_8);
-        at += keyLength;
-        String payloadHash = new String(raw, at, hashLength, StandardCharsets.UTF_8);
-        at += hashLength;
-        String owner = new String(raw, at, ownerLength, StandardCharsets.UTF_8);
-        at += ownerLength;
+        String key = new String(raw, at, lengths[0], StandardCharsets.UTF_8);
+        at += lengths[0];
+        String payloadHash = new String(raw, at, lengths[1], StandardCharsets.UTF_8);
+        at += lengths[1];
+        String owner = new String(raw, at, lengths[2], StandardCharsets.UTF_8);
+        at += lengths[2];
         RecordState state = switch (raw[0]) {
             case IN_PROGRESS -> RecordState.IN_PROGRESS;
             case 'C' -> RecordState.COMPLETED;

@@ -392,6 +392,24 @@ class RedisStoreTest {
         }
     }
 
+    @Test
+    void aForeignValueUnderARecordsNameIsReportedAndNeverTakenForARecord() {
+        String key = key("foreign");
+        String[] names = names(key);
+        try (RedisIdempotencyStore store = open()) {
+            for (String foreign : List.of("hello", "C" + "9".repeat(80) + "x")) {
+                admin.set(names[0], foreign);
+                assertThrows(IdempotencyStoreException.class, () -> store.claim(request(key)), foreign);
+                assertThrows(IdempotencyStoreException.class, () -> store.get(key), foreign);
+                assertFalse(store.complete(key, 1_000_000_000_000_000L, new byte[] {1}, Duration.ofMinutes(1)),
+                        "a completion finds no claim of its token in " + foreign);
+                assertEquals(foreign, admin.get(names[0]), "left as it was");
+            }
+            assertFalse(store.release(key, -1), "a token no claim gave");
+            admin.del(names[0]);
+        }
+    }
+
     private static String[] names(String key) {
         byte[][] keys = RedisIdempotencyStore.redisKeys(key);
         return new String[] {new String(keys[0], StandardCharsets.UTF_8), new String(keys[1], StandardCharsets.UTF_8)};
