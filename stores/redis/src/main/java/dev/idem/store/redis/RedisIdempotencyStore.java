@@ -82,7 +82,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final Duration COUNTER_MARGIN = Duration.ofDays(1);
     /**
      * The least by which a key's token counter outlives its record's TTL. A completion keeps the counter the claim
-     * wrote (one command fewer) unless the record is now kept so long that the counter would outlive it by less than
+     * wrote (one command fewer) unless the record is now kept so long that the counter might outlive it by less than
      * this; then it writes the counter again, to outlive the record by {@link #COUNTER_MARGIN}.
      */
     public static final Duration COUNTER_MIN_MARGIN = Duration.ofHours(12);
@@ -96,6 +96,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final int HASH_BYTES = 16;
     private static final long TTL_MARGIN_MILLIS = TTL_MARGIN.toMillis();
     private static final long COUNTER_MARGIN_MILLIS = COUNTER_MARGIN.toMillis();
+    /**
+     * The longest a record may be kept ({@code ttl} with jitter) for the counter its claim wrote to still outlive it by
+     * {@link #COUNTER_MIN_MARGIN}: a completion finds the record in progress, so at most {@link #TTL_MARGIN} after its
+     * lease, and the claim (or a renewal) kept the counter {@link #COUNTER_MARGIN} beyond that ({@link Scripts}).
+     */
+    private static final long KEPT_WITHOUT_COUNTER_MILLIS =
+            COUNTER_MARGIN.minus(COUNTER_MIN_MARGIN).minus(TTL_MARGIN).toMillis();
     private static final byte[] ZERO = number(0);
     private static final byte[] HEX = bytes("0123456789abcdef");
     /**
@@ -344,9 +351,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Scripts.Script script = state == RecordState.COMPLETED ? Scripts.COMPLETE : Scripts.FAIL;
         long offset = offsetMillis.getAsLong();
         byte[] px = number(keep + TTL_MARGIN_MILLIS);
-        return applied(run(operation, key, script, redisKeys(key), offset == 0
-                ? new byte[][] {owned(fencingToken), px, encoded.clone()}
-                : new byte[][] {owned(fencingToken), px, encoded.clone(), number(offset)}));
+        byte[][] args;
+        if (keep > KEPT_WITHOUT_COUNTER_MILLIS) { // the counter's PX too: the script writes the counter again
+            args = new byte[][] {owned(fencingToken), px, encoded.clone(), number(offset),
+                    number(keep + TTL_MARGIN_MILLIS + COUNTER_MARGIN_MILLIS)};
+        } else if (offset != 0) {
+            args = new byte[][] {owned(fencingToken), px, encoded.clone(), number(offset)};
+        } else {
+            args = new byte[][] {owned(fencingToken), px, encoded.clone()};
+        }
+        return applied(run(operation, key, script, redisKeys(key), args));
     }
 
     @Override

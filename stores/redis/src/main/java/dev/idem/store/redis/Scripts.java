@@ -42,7 +42,7 @@ import java.util.HexFormat;
  * A fresh call runs seven commands inside Redis: the claim of a key seen for the first time {@code TIME},
  * {@code SET record NX GET} (writes the record unless there is one, and returns the one there is) and
  * {@code SET counter GET}; the completion {@code GET}, {@code TIME}, {@code SET} and {@code SPUBLISH}, and a second
- * {@code SET} of the counter only when the record is kept so long that the counter would outlive it by less than
+ * {@code SET} of the counter only when the record is kept so long that the counter might outlive it by less than
  * {@link RedisIdempotencyStore#COUNTER_MIN_MARGIN}. A replay runs {@code TIME} and {@code SET ... NX GET}. TTLs are
  * passed as the strings {@code PX} takes, formatted by the client.
  *
@@ -64,12 +64,14 @@ import java.util.HexFormat;
  * <p>The counter outlives the record by at least {@link RedisIdempotencyStore#COUNTER_MIN_MARGIN}. A claim writes it
  * with a TTL of the lease plus {@link RedisIdempotencyStore#TTL_MARGIN} plus
  * {@link RedisIdempotencyStore#COUNTER_MARGIN}, and a renewal keeps it at least that long from its own now, so while a
- * record is in progress its counter lives at least until its {@code lease until} plus both margins (in the store's
- * time; the test offset only moves forward, which keeps that a lower bound in the server's time). A completion keeps
- * the record until its {@code expires at} plus the TTL margin, so it need not touch the counter unless
- * {@code expires at + COUNTER_MIN_MARGIN > lease until + COUNTER_MARGIN}; then it writes the counter again, the
- * record's TTL plus {@link RedisIdempotencyStore#COUNTER_MARGIN}. Release, delete and renew raise a shorter counter TTL
- * with {@code PTTL} and {@code PEXPIRE} (rare operations, kept simple).
+ * record is in progress its counter lives at least until its {@code lease until} plus both margins. A completion
+ * finds the record in progress, so no later than its Redis TTL, {@code lease until} plus the TTL margin; it keeps the
+ * record {@code kept} (the ttl with its jitter) plus the TTL margin from then, which the counter outlives by at least
+ * {@code COUNTER_MARGIN - TTL_MARGIN - kept}. So the completion leaves the counter as it is when {@code kept} is at most
+ * {@code COUNTER_MARGIN - COUNTER_MIN_MARGIN - TTL_MARGIN} (11 hours 59 minutes), and otherwise writes it again, the
+ * record's TTL plus {@link RedisIdempotencyStore#COUNTER_MARGIN}: the client decides, knowing {@code kept}, and the
+ * script reads nothing for it. (All in the server's own clock, whatever the test offset.) Release, delete and renew
+ * raise a shorter counter TTL with {@code PTTL} and {@code PEXPIRE} (rare operations, kept simple).
  *
  * <p>The margins are constants written into the scripts' text rather than arguments: fewer arguments to encode, send
  * and convert.
@@ -85,9 +87,6 @@ final class Scripts {
     private static final String MARGIN = Long.toString(RedisIdempotencyStore.TTL_MARGIN.toMillis());
     /** How much longer a claim keeps the counter than its record, in ms, as a Lua literal. */
     private static final String COUNTER_MARGIN = Long.toString(RedisIdempotencyStore.COUNTER_MARGIN.toMillis());
-    /** The least by which the counter outlives a finished record, in ms, as a Lua literal. */
-    private static final String COUNTER_MIN_MARGIN =
-            Long.toString(RedisIdempotencyStore.COUNTER_MIN_MARGIN.toMillis());
 
     /**
      * Helpers shared by the scripts other than claim and finish (which are written out for the common case).
@@ -178,15 +177,17 @@ final class Scripts {
     /**
      * Complete ({@link #COMPLETE}) or fail ({@link #FAIL}); the final state is written into the script's text, which
      * saves an argument. ARGV: {@code I} and the 16-digit token, the record's PX (how long it is kept, the ttl plus
-     * jitter, plus the TTL margin), the encoded result, and the offset ms unless zero. Returns 1 when the claim
-     * finished, 0 (nothing changed) when the token is not the current one of a record in progress.
+     * jitter, plus the TTL margin), the encoded result, then, only when needed, the offset ms and the counter's PX.
+     * Returns 1 when the claim finished, 0 (nothing changed) when the token is not the current one of a record in
+     * progress.
      *
      * <p>The new record is the old one's token, started at and lease until, the two new times, the old variable fields
-     * and the result. The counter is written only when it would otherwise outlive the record by less than
-     * {@link RedisIdempotencyStore#COUNTER_MIN_MARGIN} (see the class): then with one unconditional {@code SET} of
-     * this token, since while the record is in progress under this token the counter holds this very token (the claim
-     * set both; only a claim that replaces the record raises the counter, and then this token is no longer the
-     * record's) or was evicted, so writing it back never lowers it.
+     * and the result. The counter is written only when the client sends its PX (the record's plus
+     * {@link RedisIdempotencyStore#COUNTER_MARGIN}), which it does when the counter might otherwise outlive the record
+     * by less than {@link RedisIdempotencyStore#COUNTER_MIN_MARGIN} (see the class); then with one unconditional
+     * {@code SET} of this token, since while the record is in progress under this token the counter holds this very
+     * token (the claim set both; only a claim that replaces the record raises the counter, and then this token is no
+     * longer the record's) or was evicted, so writing it back never lowers it.
      */
     private static final String FINISH = """
             local raw = redis.call('GET', KEYS[1])
@@ -194,14 +195,10 @@ final class Scripts {
             local t = redis.call('TIME')
             local us = t[2] + 0
             local now = (t[1] * 1000000 + us - us % 1000) / 1000 + (ARGV[4] or 0)
-            local px = ARGV[2] + 0
-            local ea = now + px - MARGIN
+            local ea = now + ARGV[2] - MARGIN
             redis.call('SET', KEYS[1], 'STATE' .. string.sub(raw, 2, 43) .. string.format('%013d%013d', now, ea)
               .. string.sub(raw, 70) .. ARGV[3], 'PX', ARGV[2])
-            if ea + COUNTER_MIN_MARGIN > string.sub(raw, 31, 43) + COUNTER_MARGIN then
-              redis.call('SET', KEYS[2], string.format('%d', string.sub(raw, 2, 17)), 'PX',
-                string.format('%d', px + COUNTER_MARGIN))
-            end
+            if ARGV[5] then redis.call('SET', KEYS[2], string.format('%d', string.sub(raw, 2, 17)), 'PX', ARGV[5]) end
             redis.pcall('SPUBLISH', KEYS[1], 'STATE')
             return 1
             """;
@@ -263,10 +260,9 @@ final class Scripts {
             this(name, output, withMargins(source), sha1(withMargins(source)));
         }
 
-        /** The longer names first: MARGIN is part of the others. */
+        /** COUNTER_MARGIN first: MARGIN is part of its name. */
         private static String withMargins(String source) {
-            return source.replace("COUNTER_MIN_MARGIN", COUNTER_MIN_MARGIN).replace("COUNTER_MARGIN", COUNTER_MARGIN)
-                    .replace("MARGIN", MARGIN);
+            return source.replace("COUNTER_MARGIN", COUNTER_MARGIN).replace("MARGIN", MARGIN);
         }
 
         private static String sha1(String source) {
