@@ -351,16 +351,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Scripts.Script script = state == RecordState.COMPLETED ? Scripts.COMPLETE : Scripts.FAIL;
         long offset = offsetMillis.getAsLong();
         byte[] px = number(keep + TTL_MARGIN_MILLIS);
-        byte[][] args;
-        if (keep > KEPT_WITHOUT_COUNTER_MILLIS) { // the counter's PX too: the script writes the counter again
-            args = new byte[][] {owned(fencingToken), px, encoded.clone(), number(offset),
-                    number(keep + TTL_MARGIN_MILLIS + COUNTER_MARGIN_MILLIS)};
-        } else if (offset != 0) {
-            args = new byte[][] {owned(fencingToken), px, encoded.clone(), number(offset)};
-        } else {
-            args = new byte[][] {owned(fencingToken), px, encoded.clone()};
+        if (keep > KEPT_WITHOUT_COUNTER_MILLIS) { // the counter's name and PX too: the script writes it again
+            return applied(run(operation, key, script, redisKeys(key), owned(fencingToken), px, encoded.clone(),
+                    number(offset), number(keep + TTL_MARGIN_MILLIS + COUNTER_MARGIN_MILLIS)));
         }
-        return applied(run(operation, key, script, redisKeys(key), args));
+        // Only the record's name: each key and argument costs the server a Lua string and a table slot.
+        return applied(run(operation, key, script, recordKey(key), offset == 0
+                ? new byte[][] {owned(fencingToken), px, encoded.clone()}
+                : new byte[][] {owned(fencingToken), px, encoded.clone(), number(offset)}));
     }
 
     @Override
@@ -448,6 +446,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return KEY_NAMES.get().of(key);
     }
 
+    /** The Redis key of {@code key}'s record alone, shared like {@link #redisKeys}'s. */
+    private static byte[][] recordKey(String key) {
+        KeyNames names = KEY_NAMES.get();
+        names.of(key);
+        return names.lastRecord;
+    }
+
     /** A thread's SHA-256 digest and its last key's Redis keys (see {@link #KEY_NAMES}). */
     private static final class KeyNames {
         private final MessageDigest sha256;
@@ -456,6 +461,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         /** The last key's UTF-8 bytes, which the claim also sends as the record's key. */
         private byte[] lastKeyBytes = new byte[0];
         private byte[][] lastNames = new byte[0][];
+        /** The last key's record name alone, for a completion that leaves the counter alone. */
+        private byte[][] lastRecord = new byte[0][];
 
         KeyNames() {
             try {
@@ -485,6 +492,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             lastKey = key;
             lastKeyBytes = keyBytes;
             lastNames = new byte[][] {record, counter};
+            lastRecord = new byte[][] {record};
             return lastNames;
         }
     }

@@ -10,7 +10,8 @@ import java.util.HexFormat;
 /**
  * The Lua scripts of the store, one per operation: each runs as one atomic step on the server, reads the server's
  * {@code TIME} itself and touches only the two keys of one idempotency key, {@code KEYS[1]} (the record) and
- * {@code KEYS[2]} (the key's token counter), which share a hash tag and so a Cluster slot.
+ * {@code KEYS[2]} (the key's token counter; a completion names it only when it writes it), which share a hash tag and
+ * so a Cluster slot.
  *
  * <h2>The record</h2>
  * One string: a fixed header of {@value #HEADER} ASCII bytes, then the variable fields.
@@ -176,8 +177,9 @@ final class Scripts {
 
     /**
      * Complete ({@link #COMPLETE}) or fail ({@link #FAIL}); the final state is written into the script's text, which
-     * saves an argument. ARGV: {@code I} and the 16-digit token, the record's PX (how long it is kept, the ttl plus
-     * jitter, plus the TTL margin), the encoded result, then, only when needed, the offset ms and the counter's PX.
+     * saves an argument. KEYS: the record, and the counter only when the counter is written. ARGV: {@code I} and the
+     * 16-digit token, the record's PX (how long it is kept, the ttl plus jitter, plus the TTL margin), the encoded
+     * result, then, only when needed, the offset ms and the counter's PX.
      * Returns 1 when the claim finished, 0 (nothing changed) when the token is not the current one of a record in
      * progress.
      *
