@@ -39,9 +39,9 @@ import java.util.function.LongSupplier;
  * by every process that uses the server. Built on Lettuce.
  *
  * <p><b>Keys.</b> An idempotency key {@code K} lives in two Redis keys that share the hash tag {@code {h}}, where
- * {@code h} is the hex SHA-256 of K's UTF-8 bytes, so both are in one Cluster slot: the record
- * {@code idem:{h}:r}, a string holding K exactly beside the record's fields ({@link Scripts}), and the token counter
- * {@code idem:{h}:t}.
+ * {@code h} is the first 128 bits of the SHA-256 of K's UTF-8 bytes in hex (32 digits; two keys share them with a
+ * chance of about 2^-64 in 2^32 keys), so both are in one Cluster slot: the record {@code idem:{h}:r}, a string
+ * holding K exactly beside the record's fields ({@link Scripts}), and the token counter {@code idem:{h}:t}.
  *
  * <p><b>One atomic step per operation.</b> Claim, complete, fail, renew, release, delete and get are each one Lua
  * script run by {@code EVALSHA} (loaded on first use, and again when the server answers {@code NOSCRIPT}), so each is
@@ -52,9 +52,9 @@ import java.util.function.LongSupplier;
  * clocks agree. Expiry is decided in the script from the record's {@code expiresAt}; the Redis TTL of a record is its
  * logical expiry (or lease) plus {@link #TTL_MARGIN}, so Redis only frees memory and never decides an outcome.
  *
- * <p><b>Tokens</b> come from a per-key counter that outlives the record (by {@link #COUNTER_MARGIN} after the record's
- * own TTL), so they increase across release, expiry and deletion and across every process; a token is never below the
- * server's now in microseconds, which keeps tokens increasing should the counter be evicted.
+ * <p><b>Tokens</b> come from a per-key counter that outlives the record (by at least {@link #COUNTER_MIN_MARGIN}
+ * after the record's own TTL), so they increase across release, expiry and deletion and across every process; a token
+ * is never below the server's now in microseconds, which keeps tokens increasing should the counter be evicted.
  *
  * <p><b>Connection loss fails closed.</b> Every command waits at most the configured timeout and reports
  * {@link IdempotencyStoreException}. The store's own connection does not replay commands after a reconnect (a
@@ -75,15 +75,34 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /** How much longer Redis keeps a record than its logical expiry or lease: a late completion still finds it. */
     public static final Duration TTL_MARGIN = Duration.ofMinutes(1);
-    /** How much longer Redis keeps a key's token counter than its record. */
+    /**
+     * How much longer than its record's TTL a claim (and a completion that rewrites it) keeps a key's token counter:
+     * the counter is written when the record is, and outlives it by this much then.
+     */
     public static final Duration COUNTER_MARGIN = Duration.ofDays(1);
+    /**
+     * The least by which a key's token counter outlives its record's TTL. A completion keeps the counter the claim
+     * wrote (one command fewer) unless the record is now kept so long that the counter might outlive it by less than
+     * this; then it writes the counter again, to outlive the record by {@link #COUNTER_MARGIN}.
+     */
+    public static final Duration COUNTER_MIN_MARGIN = Duration.ofHours(12);
 
     private static final byte[] PREFIX = bytes("idem:{");
     private static final byte[] RECORD_SUFFIX = bytes("}:r");
     private static final byte[] COUNTER_SUFFIX = bytes("}:t");
-    private static final byte[] IN_PROGRESS = bytes(RecordState.IN_PROGRESS.name());
-    private static final byte[] COMPLETED = bytes(RecordState.COMPLETED.name());
-    private static final byte[] FAILED = bytes(RecordState.FAILED.name());
+    /** The record's first byte, its state ({@link Scripts}). */
+    private static final byte IN_PROGRESS = 'I';
+    /** How many bytes of the SHA-256 of a key name its Redis keys: 128 bits. */
+    private static final int HASH_BYTES = 16;
+    private static final long TTL_MARGIN_MILLIS = TTL_MARGIN.toMillis();
+    private static final long COUNTER_MARGIN_MILLIS = COUNTER_MARGIN.toMillis();
+    /**
+     * The longest a record may be kept ({@code ttl} with jitter) for the counter its claim wrote to still outlive it by
+     * {@link #COUNTER_MIN_MARGIN}: a completion finds the record in progress, so at most {@link #TTL_MARGIN} after its
+     * lease, and the claim (or a renewal) kept the counter {@link #COUNTER_MARGIN} beyond that ({@link Scripts}).
+     */
+    private static final long KEPT_WITHOUT_COUNTER_MILLIS =
+            COUNTER_MARGIN.minus(COUNTER_MIN_MARGIN).minus(TTL_MARGIN).toMillis();
     private static final byte[] ZERO = number(0);
     private static final byte[] HEX = bytes("0123456789abcdef");
     /**
@@ -107,7 +126,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Nullable
     private volatile EncodedText lastOwner;
     @Nullable
-    private volatile EncodedNumber lastLease;
+    private volatile EncodedLease lastLease;
     private final RedisWakeups wakeups;
 
     private RedisIdempotencyStore(Builder b) {
@@ -289,18 +308,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         String key = request.key();
         KeyNames names = KEY_NAMES.get();
         byte[][] keys = names.of(key);
-        List<Object> reply = run("claim", key, Scripts.CLAIM, keys,
-                names.lastKeyBytes, bytes(request.payloadHash()), owner(request.owner()),
-                lease(request.lease().toMillis()), window(request.window().toMillis()), offset());
+        EncodedLease lease = lease(request.lease().toMillis());
+        byte[] fields = fields(names.lastKeyBytes, bytes(request.payloadHash()), owner(request.owner()));
+        long window = request.window().toMillis();
+        long offset = offsetMillis.getAsLong();
+        // The window and the offset are sent only when needed: the script reads a missing argument as zero.
+        byte[][] args = offset != 0 ? new byte[][] {fields, lease.recordPx, lease.counterPx, number(window),
+                number(offset)}
+                : window != 0 ? new byte[][] {fields, lease.recordPx, lease.counterPx, number(window)}
+                : new byte[][] {fields, lease.recordPx, lease.counterPx};
+        List<Object> reply = run("claim", key, Scripts.CLAIM, keys, args);
+        if (reply.size() == 1) { // the token alone: nothing replaced, so nothing of the store's time to translate
+            return new ClaimOutcome.Acquired((Long) reply.get(0), null);
+        }
         long status = (Long) reply.get(0);
-        if (status == 0) { // {0, now, record...}
+        if (status == 0) { // {0, now, record}
             return new ClaimOutcome.Existing(Objects.requireNonNull(record(reply, 2), "the claim lost to no record"),
                     Instant.ofEpochMilli((Long) reply.get(1)));
         }
-        if (reply.size() == 2) { // {1, token}: nothing replaced, so nothing of the store's time to translate
-            return new ClaimOutcome.Acquired((Long) reply.get(1), null);
-        }
-        return new ClaimOutcome.Acquired((Long) reply.get(1), record(reply, 3), // {1, token, now, replaced...}
+        return new ClaimOutcome.Acquired((Long) reply.get(1), record(reply, 3), // {1, token, now, replaced}
                 Instant.ofEpochMilli((Long) reply.get(2)));
     }
 
@@ -322,22 +348,31 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long keep = TtlJitter.expiresAt(Instant.EPOCH, ttl).toEpochMilli();
         // The argument is written to the socket before this returns, so the caller may reuse its array afterwards;
         // the stored copy is Redis's.
-        return applied(run(operation, key, Scripts.FINISH, redisKeys(key), number(fencingToken),
-                state == RecordState.COMPLETED ? COMPLETED : FAILED, number(keep), encoded.clone(), offset()));
+        Scripts.Script script = state == RecordState.COMPLETED ? Scripts.COMPLETE : Scripts.FAIL;
+        long offset = offsetMillis.getAsLong();
+        byte[] px = number(keep + TTL_MARGIN_MILLIS);
+        if (keep > KEPT_WITHOUT_COUNTER_MILLIS) { // the counter's name and PX too: the script writes it again
+            return applied(run(operation, key, script, redisKeys(key), owned(fencingToken), px, encoded.clone(),
+                    number(offset), number(keep + TTL_MARGIN_MILLIS + COUNTER_MARGIN_MILLIS)));
+        }
+        // Only the record's name: each key and argument costs the server a Lua string and a table slot.
+        return applied(run(operation, key, script, recordKey(key), offset == 0
+                ? new byte[][] {owned(fencingToken), px, encoded.clone()}
+                : new byte[][] {owned(fencingToken), px, encoded.clone(), number(offset)}));
     }
 
     @Override
     public boolean release(String key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        return applied(run("release", key, Scripts.RELEASE, redisKeys(key), number(fencingToken)));
+        return applied(run("release", key, Scripts.RELEASE, redisKeys(key), owned(fencingToken)));
     }
 
     @Override
     public boolean renew(String key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(lease, "lease");
-        return applied(run("renew", key, Scripts.RENEW, redisKeys(key), number(fencingToken), lease(lease.toMillis()),
-                offset()));
+        return applied(run("renew", key, Scripts.RENEW, redisKeys(key), owned(fencingToken),
+                number(lease.toMillis()), offset()));
     }
 
     @Override
@@ -411,6 +446,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return KEY_NAMES.get().of(key);
     }
 
+    /** The Redis key of {@code key}'s record alone, shared like {@link #redisKeys}'s. */
+    private static byte[][] recordKey(String key) {
+        KeyNames names = KEY_NAMES.get();
+        names.of(key);
+        return names.lastRecord;
+    }
+
     /** A thread's SHA-256 digest and its last key's Redis keys (see {@link #KEY_NAMES}). */
     private static final class KeyNames {
         private final MessageDigest sha256;
@@ -419,6 +461,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         /** The last key's UTF-8 bytes, which the claim also sends as the record's key. */
         private byte[] lastKeyBytes = new byte[0];
         private byte[][] lastNames = new byte[0][];
+        /** The last key's record name alone, for a completion that leaves the counter alone. */
+        private byte[][] lastRecord = new byte[0][];
 
         KeyNames() {
             try {
@@ -435,19 +479,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             byte[] keyBytes = bytes(key);
             byte[] hash = sha256.digest(keyBytes); // digest() resets the digest for the next key
             int tagAt = PREFIX.length;
-            byte[] record = new byte[tagAt + 2 * hash.length + RECORD_SUFFIX.length];
+            byte[] record = new byte[tagAt + 2 * HASH_BYTES + RECORD_SUFFIX.length];
             System.arraycopy(PREFIX, 0, record, 0, tagAt);
-            for (int i = 0; i < hash.length; i++) {
+            for (int i = 0; i < HASH_BYTES; i++) {
                 record[tagAt + 2 * i] = HEX[(hash[i] >> 4) & 0xf];
                 record[tagAt + 2 * i + 1] = HEX[hash[i] & 0xf];
             }
-            int suffixAt = tagAt + 2 * hash.length;
+            int suffixAt = tagAt + 2 * HASH_BYTES;
             System.arraycopy(RECORD_SUFFIX, 0, record, suffixAt, RECORD_SUFFIX.length);
             byte[] counter = record.clone();
             System.arraycopy(COUNTER_SUFFIX, 0, counter, suffixAt, COUNTER_SUFFIX.length);
             lastKey = key;
             lastKeyBytes = keyBytes;
             lastNames = new byte[][] {record, counter};
+            lastRecord = new byte[][] {record};
             return lastNames;
         }
     }
@@ -466,27 +511,64 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return encoded;
     }
 
-    /** {@code millis} as a script argument, from a one-entry cache: an operation's lease is the same every call. */
-    private byte[] lease(long millis) {
-        EncodedNumber last = lastLease;
+    /**
+     * A lease of {@code millis} as the claim's arguments, from a one-entry cache: an operation's lease is the same
+     * every call.
+     */
+    private EncodedLease lease(long millis) {
+        EncodedLease last = lastLease;
         if (last != null && last.number == millis) {
-            return last.bytes;
+            return last;
         }
-        byte[] encoded = number(millis);
-        lastLease = new EncodedNumber(millis, encoded);
+        EncodedLease encoded = new EncodedLease(millis, number(millis + TTL_MARGIN_MILLIS),
+                number(millis + TTL_MARGIN_MILLIS + COUNTER_MARGIN_MILLIS));
+        lastLease = encoded;
         return encoded;
     }
 
-    private static byte[] window(long millis) {
-        return millis == 0 ? ZERO : number(millis);
+    /**
+     * The variable fields of a new record ({@link Scripts}): {@code klen:plen:olen:} and the key, the payload hash and
+     * the owner.
+     */
+    static byte[] fields(byte[] key, byte[] payloadHash, byte[] owner) {
+        byte[] lengths = bytes(key.length + ":" + payloadHash.length + ":" + owner.length + ":");
+        byte[] fields = new byte[lengths.length + key.length + payloadHash.length + owner.length];
+        int at = 0;
+        for (byte[] part : new byte[][] {lengths, key, payloadHash, owner}) {
+            System.arraycopy(part, 0, fields, at, part.length);
+            at += part.length;
+        }
+        return fields;
+    }
+
+    /**
+     * What the scripts compare a record's first 17 bytes with to know the caller owns it: {@code I} (in progress) and
+     * {@code token} in 16 digits. A token that cannot be written so (negative, or more than 16 digits) was never
+     * given, and gets an argument no record starts with.
+     */
+    static byte[] owned(long token) {
+        if (token < 0 || token > 9_999_999_999_999_999L) {
+            return bytes("-");
+        }
+        byte[] owned = new byte[17];
+        owned[0] = IN_PROGRESS;
+        long rest = token;
+        for (int i = 16; i >= 1; i--) {
+            owned[i] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        return owned;
     }
 
     /** A text and its encoding as a script argument, immutable so a cache of one can be read without locking. */
     private record EncodedText(String text, byte[] bytes) {
     }
 
-    /** A number and its encoding as a script argument, immutable like {@link EncodedText}. */
-    private record EncodedNumber(long number, byte[] bytes) {
+    /**
+     * A lease and the claim's arguments it makes: the record's PX (the lease plus the TTL margin) and the counter's
+     * (plus the counter margin too); immutable like {@link EncodedText}.
+     */
+    private record EncodedLease(long number, byte[] recordPx, byte[] counterPx) {
     }
 
     /** The test offset of the server's time as a script argument; a constant outside tests. */
@@ -608,27 +690,63 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return reply == 1L;
     }
 
-    /**
-     * The record in {@code reply} from {@code from} on (the ten fields of {@link Scripts}: strings as bytes, numbers as
-     * integers), or null when absent.
-     */
+    /** The record at {@code index} of {@code reply}, or null when absent. */
     @Nullable
-    private static IdempotencyRecord record(List<Object> reply, int from) {
-        if (reply.size() < from + 10 || reply.get(from + 1) == null) {
-            return null;
-        }
-        byte[] state = (byte[]) reply.get(from + 1);
-        boolean finished = !Arrays.equals(state, IN_PROGRESS);
-        return new IdempotencyRecord(text(reply.get(from)), RecordState.valueOf(text(state)),
-                text(reply.get(from + 2)), text(reply.get(from + 3)), millis(reply.get(from + 4)),
-                Instant.ofEpochMilli(millis(reply.get(from + 5))), Instant.ofEpochMilli(millis(reply.get(from + 6))),
-                finished ? Instant.ofEpochMilli(millis(reply.get(from + 7))) : null,
-                finished ? Instant.ofEpochMilli(millis(reply.get(from + 8))) : null,
-                finished ? (byte[]) reply.get(from + 9) : null);
+    private static IdempotencyRecord record(List<Object> reply, int index) {
+        return reply.size() > index ? record((byte[]) reply.get(index)) : null;
     }
 
-    private static long millis(Object field) {
-        return (Long) field;
+    /**
+     * The record stored as {@code raw} (the layout of {@link Scripts}).
+     *
+     * @throws IdempotencyStoreException when {@code raw} is not such a record (another program's value under the
+     *                                   store's key name, say)
+     */
+    static IdempotencyRecord record(byte[] raw) {
+        try {
+            return parse(raw);
+        } catch (RuntimeException e) {
+            throw new IdempotencyStoreException("redis store: a value of " + raw.length + " bytes under a record's"
+                    + " name is not a record of this store's format", e);
+        }
+    }
+
+    private static IdempotencyRecord parse(byte[] raw) {
+        int at = Scripts.HEADER;
+        int[] lengths = new int[3]; // of the key, the payload hash and the owner, each ended by ':'
+        for (int field = 0; field < lengths.length; field++) {
+            while (raw[at] != ':') {
+                lengths[field] = lengths[field] * 10 + raw[at++] - '0';
+            }
+            at++;
+        }
+        String key = new String(raw, at, lengths[0], StandardCharsets.UTF_8);
+        at += lengths[0];
+        String payloadHash = new String(raw, at, lengths[1], StandardCharsets.UTF_8);
+        at += lengths[1];
+        String owner = new String(raw, at, lengths[2], StandardCharsets.UTF_8);
+        at += lengths[2];
+        RecordState state = switch (raw[0]) {
+            case IN_PROGRESS -> RecordState.IN_PROGRESS;
+            case 'C' -> RecordState.COMPLETED;
+            case 'F' -> RecordState.FAILED;
+            default -> throw new IllegalArgumentException("no state " + (char) raw[0]);
+        };
+        boolean finished = state != RecordState.IN_PROGRESS;
+        return new IdempotencyRecord(key, state, payloadHash, owner, digits(raw, 1, 16),
+                Instant.ofEpochMilli(digits(raw, 17, 13)), Instant.ofEpochMilli(digits(raw, 30, 13)),
+                finished ? Instant.ofEpochMilli(digits(raw, 43, 13)) : null,
+                finished ? Instant.ofEpochMilli(digits(raw, 56, 13)) : null,
+                finished ? Arrays.copyOfRange(raw, at, raw.length) : null);
+    }
+
+    /** The decimal number in {@code length} bytes of {@code raw} from {@code from}. */
+    private static long digits(byte[] raw, int from, int length) {
+        long n = 0;
+        for (int i = from; i < from + length; i++) {
+            n = n * 10 + raw[i] - '0';
+        }
+        return n;
     }
 
     private static String text(Object field) {

@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * the channels of the keys that callers of this process are waiting for, and nothing else.
  *
  * <h2>Channels</h2>
- * The channel of an idempotency key is {@code idem:{h}:w}, beside its record {@code idem:{h}:r}: the same hash tag,
+ * The channel of an idempotency key is {@code idem:{h}:r}, the name of its record: the same hash tag,
  * so the same Cluster slot. The scripts that end an execution (complete, fail, release, delete) publish the new state
  * on it with {@code SPUBLISH} ({@link Scripts}); a watch subscribes with {@code SSUBSCRIBE}.
  *
@@ -94,10 +94,12 @@ final class RedisWakeups implements AutoCloseable {
         client.addListener(disconnects);
     }
 
-    /** The channel that the scripts publish {@code key}'s changes on: its record's name with {@code w} for {@code r}. */
+    /**
+     * The channel that the scripts publish {@code key}'s changes on: its record's name ({@code KEYS[1]} of every
+     * script, so a script publishes without building a name; channels and keys are separate namespaces).
+     */
     static String channel(String key) {
-        String record = new String(RedisIdempotencyStore.redisKeys(key)[0], StandardCharsets.UTF_8);
-        return record.substring(0, record.length() - 1) + "w";
+        return new String(RedisIdempotencyStore.redisKeys(key)[0], StandardCharsets.UTF_8);
     }
 
     /**

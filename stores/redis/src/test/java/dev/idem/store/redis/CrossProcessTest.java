@@ -6,8 +6,8 @@ import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
 import dev.idem.store.tck.RedisServerProcess;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -200,9 +200,11 @@ class CrossProcessTest {
     private static String keyOf(RedisIdempotencyStore store, String scope, String keyValue) {
         // The engine derives the key (a hash of the arguments); each record carries it, and its result names the call.
         for (String redisKey : admin.sync().keys("idem:{*}:r")) {
-            // The record is the MessagePack of its fields, the key first (Scripts): Redis's own cmsgpack reads it.
-            String key = admin.sync().eval("return (cmsgpack.unpack(redis.call('GET', KEYS[1])))",
-                    ScriptOutputType.VALUE, redisKey);
+            // The record holds its key among its fields (Scripts): the store's own parser reads it.
+            String key;
+            try (StatefulRedisConnection<byte[], byte[]> raw = adminClient.connect(ByteArrayCodec.INSTANCE)) {
+                key = RedisIdempotencyStore.record(raw.sync().get(redisKey.getBytes(StandardCharsets.UTF_8))).key();
+            }
             IdempotencyRecord record = key == null || !key.contains(":" + scope + ":") ? null
                     : store.get(key).orElse(null);
             if (record != null && record.result() != null

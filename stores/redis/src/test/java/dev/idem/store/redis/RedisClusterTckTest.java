@@ -145,7 +145,7 @@ class RedisClusterTckTest extends IdempotencyStoreTck {
             assertEquals(n == forgetful ? 2L : 0L, commandStat(n, "script|load", "calls") - loadsBefore[n],
                     "SCRIPT LOAD on master " + n + " (the completion's script and the read's, once each)");
         }
-        assertEquals(List.of(true, true), cluster.node(forgetful).scriptExists(Scripts.FINISH.sha(),
+        assertEquals(List.of(true, true), cluster.node(forgetful).scriptExists(Scripts.COMPLETE.sha(),
                 Scripts.GET.sha()));
     }
 

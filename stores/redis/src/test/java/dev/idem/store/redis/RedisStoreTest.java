@@ -332,7 +332,7 @@ class RedisStoreTest {
             byte[][] keys = RedisIdempotencyStore.redisKeys(key);
             assertEquals(SlotHash.getSlot(keys[0]), SlotHash.getSlot(keys[1]), key);
             String record = new String(keys[0], StandardCharsets.UTF_8);
-            assertTrue(record.matches("idem:\\{[0-9a-f]{64}}:r"), record);
+            assertTrue(record.matches("idem:\\{[0-9a-f]{32}}:r"), record);
         }
     }
 
@@ -361,6 +361,58 @@ class RedisStoreTest {
             assertEquals(Long.toString(token), admin.get(counter), "the counter keeps the last token");
             assertTrue(admin.pttl(counter) > 0, "the counter expires too, a day after its record");
         }
+    }
+
+    @Test
+    void aCompletionKeptLongerThanTheClaimsCounterExtendsTheCounter() {
+        long minMargin = RedisIdempotencyStore.COUNTER_MIN_MARGIN.toMillis();
+        long margin = RedisIdempotencyStore.COUNTER_MARGIN.toMillis();
+        try (RedisIdempotencyStore store = open()) {
+            // Kept an hour: the claim's counter (a day beyond the lease) still outlives the record by over 12 h, and
+            // the completion leaves it as the claim wrote it.
+            String shortKey = key("counter-short");
+            String[] shortKeys = names(shortKey);
+            long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(shortKey))).fencingToken();
+            long claimed = admin.pttl(shortKeys[1]);
+            assertTrue(store.complete(shortKey, token, new byte[] {1}, Duration.ofHours(1)));
+            long counter = admin.pttl(shortKeys[1]);
+            assertTrue(counter <= claimed, "the completion left the counter: " + claimed + " then " + counter);
+            assertTrue(counter >= admin.pttl(shortKeys[0]) + minMargin, "the counter outlives the record by 12 h");
+
+            // Kept two days: the claim's counter would die before the record, so the completion extends it to a day
+            // beyond the record.
+            String longKey = key("counter-long");
+            String[] longKeys = names(longKey);
+            token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(longKey))).fencingToken();
+            assertTrue(store.complete(longKey, token, new byte[] {1}, Duration.ofDays(2)));
+            long record = admin.pttl(longKeys[0]);
+            assertBetween(record + margin - 5_000, admin.pttl(longKeys[1]), record + margin,
+                    "the counter outlives a long-kept record by a day");
+            assertEquals(Long.toString(token), admin.get(longKeys[1]), "the counter keeps the token");
+        }
+    }
+
+    @Test
+    void aForeignValueUnderARecordsNameIsReportedAndNeverTakenForARecord() {
+        String key = key("foreign");
+        String[] names = names(key);
+        try (RedisIdempotencyStore store = open()) {
+            for (String foreign : List.of("hello", "C" + "9".repeat(80) + "x")) {
+                admin.set(names[0], foreign);
+                assertThrows(IdempotencyStoreException.class, () -> store.claim(request(key)), foreign);
+                assertThrows(IdempotencyStoreException.class, () -> store.get(key), foreign);
+                assertFalse(store.complete(key, 1_000_000_000_000_000L, new byte[] {1}, Duration.ofMinutes(1)),
+                        "a completion finds no claim of its token in " + foreign);
+                assertEquals(foreign, admin.get(names[0]), "left as it was");
+            }
+            assertFalse(store.release(key, -1), "a token no claim gave");
+            admin.del(names[0]);
+        }
+    }
+
+    private static String[] names(String key) {
+        byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+        return new String[] {new String(keys[0], StandardCharsets.UTF_8), new String(keys[1], StandardCharsets.UTF_8)};
     }
 
     @Test
