@@ -87,6 +87,11 @@ public final class EngineCore implements AutoCloseable {
         return runner.run(plan, args, body);
     }
 
+    /** {@link CallRunner#replayKept}: the kept result, or {@code notKept}. */
+    public Object replayKept(OperationPlan plan, Object[] args, Object notKept) {
+        return runner.replayKept(plan, args, notKept);
+    }
+
     public void requireDefaultStore() {
         try {
             stores.resolve("");

@@ -154,6 +154,35 @@ public final class CallRunner implements AutoCloseable {
         }
     }
 
+    /**
+     * The result of a call with {@code args} answered from this engine's local results, as {@link #run} would
+     * answer it, or {@code notKept} whenever anything else applies: no entry, an entry of another plan, expired or
+     * past its window on the clock read now, another payload (a conflict, which {@code run} reports), or a failure
+     * to derive the key (which {@code run} reports). A kept result is announced as {@code run} announces it (a
+     * {@code REPLAYED} event). Allocates nothing when it answers (except a completed future for a method returning
+     * one, as {@code run} does), and never throws: the caller then calls {@code run}, which decides everything.
+     *
+     * <p>The order is {@code run}'s: a kept result is answered before the re-entry and in-flight checks, which never
+     * apply to a key with a current result (an execution's key is kept only once it has finished).
+     */
+    public Object replayKept(OperationPlan plan, Object[] args, Object notKept) {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        try {
+            CallKey.Probe key = plan.probe(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
+            LocalResults.Entry hit = local.lookup(plan.id, key);
+            if (hit == null || !plan.payloadSameAsKey
+                    && !plan.samePayload(hit.payloadDigest, plan.payloadDigest(encoder, args))) {
+                return notKept;
+            }
+            events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
+            return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
+        } catch (RuntimeException e) {
+            return notKept; // the full path derives the key again and reports what went wrong, as it always has
+        } finally {
+            encoder.release();
+        }
+    }
+
     /** Drops what this engine keeps for a plan that was replaced (its class was reloaded). */
     public void forgetPlan(long planId) {
         local.forgetPlan(planId);

@@ -102,6 +102,8 @@ public final class CanonicalEncoder {
      * {@link #markPrefix()}): a finished digest resets itself, so release resets it only then.
      */
     private boolean digestStarted;
+    /** The key a replay looks its result up with, written in place (see {@link CallKey.Probe}). */
+    private final CallKey.Probe probe = new CallKey.Probe();
 
     private CanonicalEncoder() {
     }
@@ -132,7 +134,8 @@ public final class CanonicalEncoder {
      * encoding failed half-way), and hands the encoder back to its thread.
      */
     public void release() {
-        Arrays.fill(buffer, 0, Math.min(buffer.length, Math.max(length, highWater)), (byte) 0);
+        zero(buffer, Math.min(buffer.length, Math.max(length, highWater)));
+        probe.clear();
         if (enclosing != null && depth > 0) {
             // leave() clears each slot as the encoding climbs back out, so only a failure half-way leaves values
             Arrays.fill(enclosing, 0, Math.min(enclosing.length, maxDepth), null);
@@ -152,6 +155,22 @@ public final class CanonicalEncoder {
         prefixDigest = null;
         canonicalizers = Canonicalizers.NONE;
         inUse = false;
+    }
+
+    /** Zero bytes to clear a buffer with by copying: an intrinsic copy stub beats a byte loop on short lengths. */
+    private static final byte[] ZEROS = new byte[4096];
+
+    private static void zero(byte[] bytes, int n) {
+        if (n <= ZEROS.length) {
+            System.arraycopy(ZEROS, 0, bytes, 0, n);
+        } else {
+            Arrays.fill(bytes, 0, n, (byte) 0);
+        }
+    }
+
+    /** This encoder's probe: a key to look a result up with, valid until this encoder is released. */
+    public CallKey.Probe probe() {
+        return probe;
     }
 
     /** Whether no slot of the cycle check holds a value (for tests: release must leave none). */
@@ -652,8 +671,19 @@ public final class CanonicalEncoder {
         // buffer is not three times its size.
         ensure(4 + (n <= KEPT_BUFFER_LIMIT ? n * 3 : utf8Bound(s)));
         int lengthSlot = length;
-        length += 4;
-        for (int i = 0; i < n; i++) {
+        byte[] buf = buffer;
+        int at = length + 4;
+        int i = 0;
+        // Keys are nearly always ASCII (ids, codes, names): copy those chars with no branch on the width.
+        for (; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                break;
+            }
+            buf[at + i] = (byte) c;
+        }
+        length = at + i;
+        for (; i < n; i++) {
             char c = s.charAt(i);
             if (c < 0x80) {
                 buffer[length++] = (byte) c;

@@ -163,4 +163,44 @@ class EncoderScratchTest {
             encoder.release();
         }
     }
+
+    @Test
+    void releaseForgetsTheProbesScopeSoNoTextOfACallIsKept() {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        CallKey.Probe probe = encoder.probe().set("prod", "tenant:secret-42", 1, 2, null);
+        assertEquals(new CallKey("prod", "tenant:secret-42", 1, 2), probe);
+        encoder.release();
+
+        assertTrue(probe.isClear(), "a released encoder's probe holds no scope, namespace or prefix");
+    }
+
+    @Test
+    void aBufferLongerThanTheZeroBlockIsZeroedWholeToo() {
+        // release zeroes by copying a block of zeros; past the block's length it must still zero everything
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        encoder.encode("x".repeat(10_000));
+        byte[] buffer = encoder.buffer();
+        encoder.release();
+
+        assertTrue(allZero(buffer));
+    }
+
+    @Test
+    void textOfAsciiThenOtherCharactersIsEncodedAsUtf8() {
+        // the ASCII chars are copied by a loop of their own, then the rest by the general one
+        for (String text : new String[] {"", "rust", "naïve", "é", "abc€", "a𝄞b", "\u007f\u0080", "x\ud800y"}) {
+            CanonicalEncoder encoder = CanonicalEncoder.acquire();
+            try {
+                encoder.writeString(text);
+                byte[] utf8 = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                byte[] expected = new byte[5 + utf8.length];
+                expected[0] = CanonicalEncoder.STRING;
+                java.nio.ByteBuffer.wrap(expected, 1, 4).putInt(utf8.length);
+                System.arraycopy(utf8, 0, expected, 5, utf8.length);
+                assertArrayEquals(expected, encoder.toByteArray(), text);
+            } finally {
+                encoder.release();
+            }
+        }
+    }
 }
