@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.core.internal.EngineCore;
+import dev.idem.core.internal.key.CanonicalEncoder;
 import dev.idem.core.internal.plan.MethodPlans;
 import dev.idem.core.internal.plan.OperationPlan;
 import jakarta.annotation.Nonnull;
@@ -90,13 +91,23 @@ public final class IdemEngine implements AutoCloseable {
      * @return the kept result (a completed future of it for a method returning one), or {@link #NOT_KEPT}
      */
     public Object replayKept(@Nonnull Method method, @Nonnull Object[] args) {
-        OperationPlan plan;
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
         try {
-            plan = plans.get(method, planner);
-        } catch (RuntimeException e) {
-            return NOT_KEPT; // invoke plans again and reports the configuration error
+            // The thread's encoder remembers the plan of the method it replayed last: a run of calls of one
+            // method (the hot path) skips finding it by class and method.
+            OperationPlan plan = (OperationPlan) encoder.memo(plans, method);
+            if (plan == null) {
+                try {
+                    plan = plans.get(method, planner);
+                } catch (RuntimeException e) {
+                    return NOT_KEPT; // invoke plans again and reports the configuration error
+                }
+                encoder.memo(plans, method, plan);
+            }
+            return core.replayKept(plan, encoder, args, NOT_KEPT);
+        } finally {
+            encoder.release();
         }
-        return core.replayKept(plan, args, NOT_KEPT);
     }
 
     /**

@@ -461,6 +461,29 @@ class CallSemanticsTest {
         }
 
         @Test
+        void twoEnginesCalledInTurnOnOneThreadEachAnswerFromTheirOwnPlanAndResults() throws Throwable {
+            keptAfterTwoCalls();
+            try (EngineFixture other = new EngineFixture(fx.store, b -> b.clock(fx.clock).namespace("other"))) {
+                Pipeline elsewhere = new Pipeline();
+                for (int round = 0; round < 3; round++) {
+                    assertInstanceOf(Article.class, kept("generate", "rust", 1));
+                    Object there = other.engine.replayKept(generate, new Object[] {"rust", 1});
+                    if (round == 0) {
+                        assertSame(IdemEngine.NOT_KEPT, there, "the other engine keeps nothing yet");
+                        assertEquals(1, ((Article) other.call(elsewhere, "generate", "rust", 1)).edition(),
+                                "its own namespace: its own key, so the method runs there");
+                        other.call(elsewhere, "generate", "rust", 1); // replayed from the store, kept there
+                    } else {
+                        assertEquals(new Article("rust", 1, 1), there);
+                        assertEquals(other.count(IdempotencyEventType.REPLAYED), round + 1);
+                    }
+                }
+                assertEquals(1, elsewhere.runs.get());
+                assertEquals(1, pipeline.runs.get());
+            }
+        }
+
+        @Test
         void aPlannedHandleAnswersAsTheEngineDoesAndNamesItsEngine() throws Throwable {
             IdemEngine.Planned planned = fx.engine.planned(generate);
             assertSame(fx.engine, planned.engine());

@@ -168,6 +168,15 @@ public final class CallRunner implements AutoCloseable {
     public Object replayKept(OperationPlan plan, Object[] args, Object notKept) {
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
         try {
+            return replayKept(plan, encoder, args, notKept);
+        } finally {
+            encoder.release();
+        }
+    }
+
+    /** {@link #replayKept(OperationPlan, Object[], Object)} on the caller's encoder, which the caller releases. */
+    public Object replayKept(OperationPlan plan, CanonicalEncoder encoder, Object[] args, Object notKept) {
+        try {
             CallKey.Probe key = plan.probe(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
             LocalResults.Entry hit = local.lookup(plan.id, key);
             if (hit == null || !plan.payloadSameAsKey
@@ -178,8 +187,6 @@ public final class CallRunner implements AutoCloseable {
             return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
         } catch (RuntimeException e) {
             return notKept; // the full path derives the key again and reports what went wrong, as it always has
-        } finally {
-            encoder.release();
         }
     }
 

@@ -104,6 +104,14 @@ public final class CanonicalEncoder {
     private boolean digestStarted;
     /** The key a replay looks its result up with, written in place (see {@link CallKey.Probe}). */
     private final CallKey.Probe probe = new CallKey.Probe();
+    /**
+     * The thread's last lookup by identity ({@link #memo(Object, Object)}): an engine's plan of the method called
+     * last, so a run of calls of one method skips finding it. Not an argument of a call, so release keeps it; the
+     * encoder is held weakly, so what it names is not pinned either.
+     */
+    private Object memoOwner;
+    private Object memoKey;
+    private Object memoValue;
 
     private CanonicalEncoder() {
     }
@@ -166,6 +174,21 @@ public final class CanonicalEncoder {
         } else {
             Arrays.fill(bytes, 0, n, (byte) 0);
         }
+    }
+
+    /** What {@link #memo(Object, Object, Object)} recorded for exactly {@code owner} and {@code key}, or null. */
+    public Object memo(Object owner, Object key) {
+        return memoOwner == owner && memoKey == key ? memoValue : null;
+    }
+
+    /**
+     * Records {@code value} as what {@code owner} answers for {@code key} (both compared by identity), replacing
+     * the last record. For answers that never change for the same owner and key.
+     */
+    public void memo(Object owner, Object key, Object value) {
+        memoOwner = owner;
+        memoKey = key;
+        memoValue = value;
     }
 
     /** This encoder's probe: a key to look a result up with, valid until this encoder is released. */

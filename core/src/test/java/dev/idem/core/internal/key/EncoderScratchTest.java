@@ -8,6 +8,8 @@ import java.util.Arrays;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -201,6 +203,29 @@ class EncoderScratchTest {
             } finally {
                 encoder.release();
             }
+        }
+    }
+
+    @Test
+    void theMemoAnswersOnlyItsOwnerAndKeyByIdentityAndOutlivesRelease() {
+        Object owner = new Object();
+        String key = new String("method");
+        Object value = new Object();
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        try {
+            encoder.memo(owner, key, value);
+        } finally {
+            encoder.release();
+        }
+
+        CanonicalEncoder again = CanonicalEncoder.acquire();
+        try {
+            assertEquals(encoder, again, "the thread's encoder is reused");
+            assertSame(value, again.memo(owner, key));
+            assertNull(again.memo(new Object(), key), "another owner (another engine)");
+            assertNull(again.memo(owner, new String("method")), "an equal but other key");
+        } finally {
+            again.release();
         }
     }
 }
