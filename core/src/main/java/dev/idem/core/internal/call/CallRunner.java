@@ -183,7 +183,9 @@ public final class CallRunner implements AutoCloseable {
                     && !plan.samePayload(hit.payloadDigest, plan.payloadDigest(encoder, args))) {
                 return notKept;
             }
-            events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
+            if (events.hasListeners()) { // REPLAYED is never logged: with no listener there is nothing to do
+                events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
+            }
             return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
         } catch (RuntimeException e) {
             return notKept; // the full path derives the key again and reports what went wrong, as it always has

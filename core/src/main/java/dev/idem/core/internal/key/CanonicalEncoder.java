@@ -455,8 +455,10 @@ public final class CanonicalEncoder {
     }
 
     public void writeInteger(long value) {
-        writeByte(INTEGER);
-        writeLong(value);
+        ensure(9); // the tag and the value behind one bound check
+        buffer[length] = INTEGER;
+        LONGS.set(buffer, length + 1, value);
+        length += 9;
     }
 
     private void writeBigInteger(BigInteger value) {
