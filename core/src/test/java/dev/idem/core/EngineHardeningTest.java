@@ -887,12 +887,17 @@ class EngineHardeningTest {
                 }
             }));
 
-            assertEquals("t-1", fx.call(service, "ticket", new Ticket("t-1")));
+            assertEquals("t-1", fx.invoke(service, "ticket", new Ticket("t-1")));
             assertEquals(1, encodings.get(), "a first call encodes its arguments once for key and payload");
 
-            assertEquals("t-1", fx.call(service, "ticket", new Ticket("t-1")));
+            assertEquals("t-1", fx.invoke(service, "ticket", new Ticket("t-1")));
             assertEquals(2, encodings.get(), "a replay encodes them once too");
-            assertEquals(1, service.runs.get());
+            assertEquals("t-1", fx.call(service, "ticket", new Ticket("t-1")));
+            assertEquals(3, encodings.get(), "and so does a replay of a kept result, as front-ends ask for it");
+            assertEquals("t-2", fx.call(service, "ticket", new Ticket("t-2")));
+            assertEquals(5, encodings.get(), "a front-end's call that is not kept encodes them twice: once when"
+                    + " asking for a kept result, once on the full path");
+            assertEquals(2, service.runs.get());
         }
 
         @Test

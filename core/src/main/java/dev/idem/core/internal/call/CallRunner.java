@@ -68,6 +68,9 @@ import java.util.concurrent.TimeoutException;
  * execution's stage and releases the key. It can deadlock nothing for longer than that.
  */
 public final class CallRunner implements AutoCloseable {
+    /** The longest key encoding {@link #replayKept} derives; a longer one is left to the full path. */
+    static final int KEPT_LOOKUP_ENCODING_LIMIT = 1024;
+
     private final Clock clock;
     private final Events events;
     private final InFlightCalls inFlight = new InFlightCalls();
@@ -161,6 +164,7 @@ public final class CallRunner implements AutoCloseable {
      * to derive the key (which {@code run} reports). A kept result is announced as {@code run} announces it (a
      * {@code REPLAYED} event). Allocates nothing when it answers (except a completed future for a method returning
      * one, as {@code run} does), and never throws: the caller then calls {@code run}, which decides everything.
+     * Arguments whose key encoding passes {@value #KEPT_LOOKUP_ENCODING_LIMIT} bytes are not looked up here.
      *
      * <p>The order is {@code run}'s: a kept result is answered before the re-entry and in-flight checks, which never
      * apply to a key with a current result (an execution's key is kept only once it has finished).
@@ -177,6 +181,10 @@ public final class CallRunner implements AutoCloseable {
     /** {@link #replayKept(OperationPlan, Object[], Object)} on the caller's encoder, which the caller releases. */
     public Object replayKept(OperationPlan plan, CanonicalEncoder encoder, Object[] args, Object notKept) {
         try {
+            // A call that is not kept derives its key again on the full path: bounding this first encoding keeps
+            // that second derivation cheap whatever the arguments (a 10 MB prompt is encoded and hashed once, by
+            // the full path, which also answers a kept result of such a call).
+            encoder.limitTo(KEPT_LOOKUP_ENCODING_LIMIT);
             CallKey.Probe key = plan.probe(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
             LocalResults.Entry hit = local.lookup(plan.id, key);
             if (hit == null || !plan.payloadSameAsKey

@@ -109,6 +109,10 @@ public final class CanonicalEncoder {
      * last, so a run of calls of one method skips finding it. Not an argument of a call, so release keeps it; the
      * encoder is held weakly, so what it names is not pinned either.
      */
+    /** The most bytes this use may encode before {@link #ensure} refuses, see {@link #limitTo(int)}. */
+    private int limit = Integer.MAX_VALUE;
+    /** {@code min(buffer.length, limit)}: what {@link #ensure} compares with, so the bound costs no extra test. */
+    private int capacity = 256;
     private Object memoOwner;
     private Object memoKey;
     private Object memoValue;
@@ -162,6 +166,8 @@ public final class CanonicalEncoder {
         prefixLength = -1;
         prefixDigest = null;
         canonicalizers = Canonicalizers.NONE;
+        limit = Integer.MAX_VALUE;
+        capacity = buffer.length;
         inUse = false;
     }
 
@@ -174,6 +180,28 @@ public final class CanonicalEncoder {
         } else {
             Arrays.fill(bytes, 0, n, (byte) 0);
         }
+    }
+
+    /**
+     * Thrown when an encoding would pass the bound set by {@link #limitTo(int)}: a signal, not an error, so one
+     * instance without a stack trace serves every thread.
+     */
+    public static final class OverLimitException extends RuntimeException {
+        static final OverLimitException INSTANCE = new OverLimitException();
+
+        private OverLimitException() {
+            super("the encoding passed the bound its use set", null, false, false);
+        }
+    }
+
+    /**
+     * Bounds this use of the encoder to {@code maxBytes} (until release): an encoding that would need more throws
+     * {@link OverLimitException} before it writes past it. For a lookup that is worth making only for a short
+     * encoding.
+     */
+    public void limitTo(int maxBytes) {
+        limit = maxBytes;
+        capacity = Math.min(buffer.length, limit);
     }
 
     /** What {@link #memo(Object, Object, Object)} recorded for exactly {@code owner} and {@code key}, or null. */
@@ -744,10 +772,17 @@ public final class CanonicalEncoder {
 
     private void ensure(int extra) {
         int needed = length + extra;
-        if (needed > buffer.length) {
+        if (needed > capacity) { // one comparison on the path of every write: the buffer's end or the bound
+            if (needed > limit) {
+                throw OverLimitException.INSTANCE;
+            }
+            if (needed <= buffer.length) {
+                return;
+            }
             // Doubling, or for one large value its size with an eighth to spare: the few bytes written after a
             // 10 MB argument (the version, the window) then fit, instead of doubling to 20 MB and copying it again.
             buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, needed + (needed >> 3) + 64));
+            capacity = Math.min(buffer.length, limit);
         }
     }
 }

@@ -228,4 +228,24 @@ class EncoderScratchTest {
             again.release();
         }
     }
+
+    @Test
+    void anEncodingPastItsBoundStopsBeforeWritingPastItAndReleaseLiftsTheBound() {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        int before = encoder.buffer().length;
+        encoder.limitTo(100);
+        encoder.encode("x".repeat(40)); // fits
+        assertThrows(CanonicalEncoder.OverLimitException.class, () -> encoder.encode("y".repeat(80)));
+        assertTrue(encoder.length() <= 100, "nothing written past the bound: " + encoder.length());
+        assertEquals(before, encoder.buffer().length, "the buffer did not grow for it");
+        encoder.release();
+
+        CanonicalEncoder next = CanonicalEncoder.acquire();
+        try {
+            next.encode("z".repeat(10_000));
+            assertTrue(next.length() > 10_000, "the next use is unbounded");
+        } finally {
+            next.release();
+        }
+    }
 }
