@@ -197,7 +197,7 @@ public final class CanonicalEncoder {
     /**
      * Bounds this use of the encoder to {@code maxBytes} (until release): an encoding that would need more throws
      * {@link OverLimitException} before it writes past it. For a lookup that is worth making only for a short
-     * encoding.
+     * encoding. Conservative for text, whose room is reserved at three bytes a char before it is written.
      */
     public void limitTo(int maxBytes) {
         limit = maxBytes;
