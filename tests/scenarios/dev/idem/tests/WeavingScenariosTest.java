@@ -128,20 +128,21 @@ class WeavingScenariosTest {
 
     @Test
     void aKeptResultIsAnsweredByTheOutermostAdviceWithoutTheEnginesFullPath() {
-        ArticleService.Article first = service.generate("rust", 1);
-        service.generate("rust", 1); // replayed from the store, and kept by the engine
+        ArticleService.Article first = service.generate("rust", 1); // kept at once: the store is another process's
+        service.generate("rust", 1);
         ArticleService.Article third = service.generate("rust", 1);
 
         assertEquals(first, third);
         assertEquals(1, service.runs.get(), "the body ran once");
-        assertEquals(List.of("from the store", "from this JVM's results"), events.stream()
+        assertEquals(List.of("from this JVM's results", "from this JVM's results"), events.stream()
                 .filter(e -> e.type() == IdempotencyEventType.REPLAYED).map(IdempotencyEvent::detail).toList());
-        // The aspect declares the kept-result advice first, so AspectJ runs it outermost: the third call is
+        // The aspect declares the kept-result advice first, so AspectJ runs it outermost: a kept result is
         // answered by IdemEngine.replayKept, never reaching IdemEngine.invoke (which the other order would).
-        List<String> keptFrom = replayedFrom.get(1);
-        assertTrue(keptFrom.contains("IdemEngine.replayKept"), keptFrom.toString());
-        assertFalse(keptFrom.contains("IdemEngine.invoke"), keptFrom.toString());
-        assertTrue(replayedFrom.get(0).contains("IdemEngine.invoke"), "the store's replay is the full path's");
+        for (List<String> keptFrom : replayedFrom) {
+            assertTrue(keptFrom.contains("IdemEngine.replayKept"), keptFrom.toString());
+            assertFalse(keptFrom.contains("IdemEngine.invoke"), keptFrom.toString());
+        }
+        assertEquals(2, replayedFrom.size());
     }
 
     @Test
