@@ -86,7 +86,9 @@ public final class AgentApp {
                 System.out.println("runs=" + service.runs.get());
                 break;
             case "engine-replaced":
-                engineReplaced(service);
+                // In a class of its own: it names Idem's classes, which only the agent puts on the class path, and
+                // verifying this class must not load them.
+                EngineReplacement.run(service);
                 break;
             case "bad-ttl":
             case "interface":
@@ -96,31 +98,6 @@ public final class AgentApp {
             default:
                 throw new IllegalArgumentException("unknown scenario " + args[0]);
         }
-    }
-
-    /**
-     * The process's engine replaced between calls ({@code Idem.install}): the agent keeps each method's plan, and
-     * must plan it again in the new engine rather than answer from the old one's kept results.
-     */
-    private static void engineReplaced(ArticleService service) {
-        service.generate("rust");
-        service.generate("rust"); // replayed from the first engine's store, and kept by it
-        service.generate("rust"); // answered from what the first engine keeps
-        System.out.println("runs-before=" + service.runs.get());
-        java.util.List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-        dev.idem.core.IdemEngine replacement = dev.idem.core.IdemEngine.create(dev.idem.core.IdemSettings.custom()
-                .namespace("replacement")
-                .store("memory", new dev.idem.core.InMemoryIdempotencyStore())
-                .listener(e -> events.add(e.type() + ":" + e.detail()))
-                .build());
-        dev.idem.core.Idem.install(replacement).close();
-        ArticleService.Article first = service.generate("rust"); // a new engine and store: the method runs
-        service.generate("rust");
-        ArticleService.Article kept = service.generate("rust");
-        System.out.println("runs-after=" + service.runs.get());
-        System.out.println("edition-after=" + first.edition());
-        System.out.println("same-kept=" + (kept == service.generate("rust")));
-        System.out.println("events=" + events);
     }
 
     /** Eight callers at once; the running call waits until the other seven have joined it (under the agent). */
