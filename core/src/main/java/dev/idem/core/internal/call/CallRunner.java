@@ -106,7 +106,13 @@ public final class CallRunner implements AutoCloseable {
         byte[] payload;
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
         try {
-            key = plan.identify(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
+            byte[] handedPayload = null;
+            if (encoder.takeHandOff(plan, args)) { // replayKept derived this call's key a moment ago
+                key = plan.callKey(encoder.handedScope(), encoder.handedHi(), encoder.handedLo());
+                handedPayload = encoder.handedPayload();
+            } else {
+                key = plan.identify(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
+            }
             LocalResults.Entry hit = local.lookup(plan.id, key);
             if (hit != null) {
                 if (!plan.payloadSameAsKey
@@ -116,7 +122,7 @@ public final class CallRunner implements AutoCloseable {
                 events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
                 return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
             }
-            payload = plan.payloadDigest(encoder, args);
+            payload = handedPayload != null ? handedPayload : plan.payloadDigest(encoder, args);
         } finally {
             encoder.release();
         }
@@ -187,7 +193,15 @@ public final class CallRunner implements AutoCloseable {
             encoder.limitTo(KEPT_LOOKUP_ENCODING_LIMIT);
             CallKey.Probe key = plan.probe(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
             LocalResults.Entry hit = local.lookup(plan.id, key);
-            if (hit == null || !plan.payloadSameAsKey
+            if (hit == null) {
+                if (!plan.keyDependsOnTime()) {
+                    // The full path follows at once on this thread: hand it the key so it is not derived again.
+                    encoder.handOff(plan, args, key.scope(), key.hi(), key.lo(),
+                            plan.payloadSameAsKey ? plan.payloadDigest(encoder, args) : null);
+                }
+                return notKept;
+            }
+            if (!plan.payloadSameAsKey
                     && !plan.samePayload(hit.payloadDigest, plan.payloadDigest(encoder, args))) {
                 return notKept;
             }

@@ -105,6 +105,18 @@ public final class CallKey {
             lo = 0;
         }
 
+        public String scope() {
+            return scope;
+        }
+
+        public long hi() {
+            return hi;
+        }
+
+        public long lo() {
+            return lo;
+        }
+
         /** Whether it holds no text (for tests: a released encoder's probe must not). */
         boolean isClear() {
             return namespace == null && scope == null && keyPrefix == null;

@@ -117,6 +117,11 @@ public final class OperationPlan {
                 literalKeyPrefix);
     }
 
+    /** The key of this operation with {@code scope} and hash {@code hi}, {@code lo}, as {@link #identify} makes it. */
+    public CallKey callKey(String renderedScope, long hi, long lo) {
+        return new CallKey(namespace, renderedScope, hi, lo, literalKeyPrefix);
+    }
+
     /**
      * {@link #identify(CanonicalEncoder, Object[], long)} written into the encoder's {@link CallKey.Probe} instead
      * of a new key: the same identity, to look a kept result up without allocating. The probe is valid until the
