@@ -184,9 +184,10 @@ public final class Report {
               state and no `Invocation`. The engine looks the result up with a key written in place in the thread's
               encoder (`CallKey.Probe`), not a new key, and that encoder remembers the plan of the method it replayed
               last. A call that is not kept proceeds into the second advice, which builds what the engine's full path
-              needs as before (its closure, its `Invocation`, another argument array) and derives the key a second
-              time. `idemReplayEngineOnly` calls `IdemEngine.invoke` directly: the argument array it builds and the
-              call's key (48 B), which the full path still makes.
+              needs as before (its closure, its `Invocation`, another argument array); the key is not derived again:
+              the lookup leaves it in the thread's encoder for the full path that follows at once (matched by plan
+              and arguments). `idemReplayEngineOnly` calls `IdemEngine.invoke` directly: the argument array it
+              builds and the call's key (48 B), which the full path still makes.
             - The aspect binds the arguments itself (code style, one pair of advices per parameter count up to eight)
               instead of taking a `ProceedingJoinPoint`, because every `JoinPointImpl` of the AspectJ runtimes Idem
               supports (1.9.25, 1.9.27) creates a `ThreadLocal` of its own (an atomic increment on a JVM-wide counter
