@@ -29,8 +29,8 @@ import org.aspectj.lang.reflect.MethodSignature;
  * advices. The first, declared first and so outermost, asks the engine for a kept result
  * ({@link IdemEngine#replayKept}, which never runs the method and never throws) and returns it, or else
  * proceeds; it has no lambda and no join point object, so ajc inlines it into the method. The second is the
- * engine's full path, as above. A kept result is decided again by that full path only when it was not kept
- * (the key is then derived twice).
+ * engine's full path, as above, which a call reaches only when it was not kept; it takes the key the first advice
+ * derived (the engine hands it over on the thread) rather than deriving it again.
  *
  * <p>Each pair matches a disjoint set of methods (exactly its parameter count), and the first of a pair only
  * answers or proceeds into the second, so a method's body runs as the engine decides, once per execution.

@@ -84,7 +84,9 @@ public final class IdemEngine implements AutoCloseable {
      * always does (and reports a conflict, a configuration or key error, a store's answer). What front-ends call
      * before building what {@code invoke} needs (an {@link Invocation}, a closure), so a replay builds neither.
      *
-     * <p>A call that is not kept derives its key twice, once here and once in {@code invoke}.
+     * <p>A call that is not kept leaves the key derived here in the thread's encoder, and an {@code invoke} of
+     * the same method with the same arguments that follows at once on this thread takes it instead of deriving it
+     * again (keys that depend on the time, and key encodings over 1 KB, are derived by {@code invoke} alone).
      *
      * @param method the annotated method being called
      * @param args   the call's arguments
