@@ -43,6 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WeavingScenariosTest {
     private final MutableClock clock = MutableClock.startingAt("2026-03-01T08:00:00Z");
     private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+    /** The frames (class simple name and method) each REPLAYED event was emitted from, innermost first. */
+    private final List<List<String>> replayedFrom = new CopyOnWriteArrayList<>();
     private final ArticleService service = new ArticleService();
     /** The real store, which a test also drives directly, as another process would. */
     private final InMemoryIdempotencyStore backend = new InMemoryIdempotencyStore(clock);
@@ -58,7 +60,15 @@ class WeavingScenariosTest {
                 .clock(clock)
                 .store("memory", watched)
                 .store("down", new DownStore())
-                .listener(events::add)
+                .listener(e -> {
+                    events.add(e);
+                    if (e.type() == IdempotencyEventType.REPLAYED) {
+                        replayedFrom.add(StackWalker.getInstance().walk(frames -> frames
+                                .map(f -> f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1)
+                                        + "." + f.getMethodName())
+                                .toList()));
+                    }
+                })
                 .build());
         previous = Idem.install(engine);
     }
@@ -114,6 +124,38 @@ class WeavingScenariosTest {
         ArticleService.nineParameters((byte) 1, (short) 2, 'c', 4, 5L, 6.5f, 7.5, true, "t");
         assertEquals(staticRuns + 2, ArticleService.STATIC_RUNS.get(), "one run per distinct call");
         assertEquals(4, count(IdempotencyEventType.REPLAYED));
+    }
+
+    @Test
+    void aKeptResultIsAnsweredByTheOutermostAdviceWithoutTheEnginesFullPath() {
+        ArticleService.Article first = service.generate("rust", 1); // kept at once: the store is another process's
+        service.generate("rust", 1);
+        ArticleService.Article third = service.generate("rust", 1);
+
+        assertEquals(first, third);
+        assertEquals(1, service.runs.get(), "the body ran once");
+        assertEquals(List.of("from this JVM's results", "from this JVM's results"), events.stream()
+                .filter(e -> e.type() == IdempotencyEventType.REPLAYED).map(IdempotencyEvent::detail).toList());
+        // The aspect declares the kept-result advice first, so AspectJ runs it outermost: a kept result is
+        // answered by IdemEngine.replayKept, never reaching IdemEngine.invoke (which the other order would).
+        for (List<String> keptFrom : replayedFrom) {
+            assertTrue(keptFrom.contains("IdemEngine.replayKept"), keptFrom.toString());
+            assertFalse(keptFrom.contains("IdemEngine.invoke"), keptFrom.toString());
+        }
+        assertEquals(2, replayedFrom.size());
+    }
+
+    @Test
+    void aKeptResultPastItsWindowIsNotAnsweredTheCallRunsAgainAndIsReportedLate() {
+        service.generate("rust", 1);
+        service.generate("rust", 1); // kept from here on
+        clock.advance(Duration.ofMinutes(4));
+        assertEquals(1, service.generate("rust", 1).edition(), "within the window, answered from what is kept");
+        clock.advance(Duration.ofMinutes(2));
+
+        assertEquals(2, service.generate("rust", 1).edition());
+        assertEquals(1, count(IdempotencyEventType.LATE_DUPLICATE));
+        assertEquals(2, service.runs.get());
     }
 
     @Test

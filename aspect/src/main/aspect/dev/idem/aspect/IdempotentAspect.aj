@@ -1,6 +1,7 @@
 package dev.idem.aspect;
 
 import dev.idem.core.Idem;
+import dev.idem.core.IdemEngine;
 import dev.idem.core.Invocation;
 import org.aspectj.lang.JoinPoint;
 import org.aspectj.lang.reflect.MethodSignature;
@@ -21,9 +22,76 @@ import org.aspectj.lang.reflect.MethodSignature;
  * the original body as the engine's {@link Invocation} (once, again for each retry, possibly on another thread).
  * Methods with more than eight parameters take the general route through {@code thisJoinPoint}.
  *
- * <p>Every advice matches a disjoint set of methods (exactly its parameter count), so a method is advised once.
+ * <h2>Two advices per arity</h2>
+ * A replay of a result this JVM keeps is the hot path, and the advice that hands the engine an {@link Invocation}
+ * costs it a closure: ajc cannot inline advice whose {@code proceed} is captured by a lambda, so it builds an
+ * {@code AroundClosure} (and its state array) per call, and the lambda is one more object. So each arity has two
+ * advices. The first, declared first and so outermost, asks the engine for a kept result
+ * ({@link IdemEngine#replayKept}, which never runs the method and never throws) and returns it, or else
+ * proceeds; it has no lambda and no join point object, so ajc inlines it into the method. The second is the
+ * engine's full path, as above, which a call reaches only when it was not kept; it takes the key the first advice
+ * derived (the engine hands it over on the thread) rather than deriving it again.
+ *
+ * <p>Each pair matches a disjoint set of methods (exactly its parameter count), and the first of a pair only
+ * answers or proceeds into the second, so a method's body runs as the engine decides, once per execution.
  */
 public aspect IdempotentAspect {
+
+    // Kept results: declared first, so each of these runs outside the advice below for the same method (AspectJ
+    // orders around advice of one aspect by declaration, the earlier outermost). No lambda and no join point, so ajc
+    // inlines it into the method: a replay builds no closure and no Invocation.
+
+    Object around(): execution(@dev.idem.Idempotent * *()) {
+        Object kept = kept(thisJoinPointStaticPart, NO_ARGS);
+        return kept != IdemEngine.NOT_KEPT ? kept : proceed();
+    }
+
+    Object around(Object a): execution(@dev.idem.Idempotent * *(*)) && args(a) {
+        Object kept = kept(thisJoinPointStaticPart, new Object[] {a});
+        return kept != IdemEngine.NOT_KEPT ? kept : proceed(a);
+    }
+
+    Object around(Object a, Object b): execution(@dev.idem.Idempotent * *(*, *)) && args(a, b) {
+        Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b});
+        return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b);
+    }
+
+    Object around(Object a, Object b, Object c): execution(@dev.idem.Idempotent * *(*, *, *)) && args(a, b, c) {
+        Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c});
+        return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c);
+    }
+
+    Object around(Object a, Object b, Object c, Object d):
+            execution(@dev.idem.Idempotent * *(*, *, *, *)) && args(a, b, c, d) {
+        Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c, d});
+        return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c, d);
+    }
+
+    Object around(Object a, Object b, Object c, Object d, Object e):
+            execution(@dev.idem.Idempotent * *(*, *, *, *, *)) && args(a, b, c, d, e) {
+        Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c, d, e});
+        return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c, d, e);
+    }
+
+    Object around(Object a, Object b, Object c, Object d, Object e, Object f):
+            execution(@dev.idem.Idempotent * *(*, *, *, *, *, *)) && args(a, b, c, d, e, f) {
+        Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f});
+        return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c, d, e, f);
+    }
+
+    Object around(Object a, Object b, Object c, Object d, Object e, Object f, Object g):
+            execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *)) && args(a, b, c, d, e, f, g) {
+        Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f, g});
+        return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c, d, e, f, g);
+    }
+
+    Object around(Object a, Object b, Object c, Object d, Object e, Object f, Object g, Object h):
+            execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *, *)) && args(a, b, c, d, e, f, g, h) {
+        Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f, g, h});
+        return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c, d, e, f, g, h);
+    }
+
+    // Everything else: the engine decides the call, with the body as an Invocation it may run.
 
     Object around(): execution(@dev.idem.Idempotent * *()) {
         return call(thisJoinPointStaticPart, NO_ARGS, () -> proceed());
@@ -58,8 +126,7 @@ public aspect IdempotentAspect {
 
     Object around(Object a, Object b, Object c, Object d, Object e, Object f, Object g):
             execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *)) && args(a, b, c, d, e, f, g) {
-        return call(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f, g},
-                () -> proceed(a, b, c, d, e, f, g));
+        return call(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f, g}, () -> proceed(a, b, c, d, e, f, g));
     }
 
     Object around(Object a, Object b, Object c, Object d, Object e, Object f, Object g, Object h):
@@ -74,6 +141,11 @@ public aspect IdempotentAspect {
     }
 
     private static final Object[] NO_ARGS = {};
+
+    /** The result the engine keeps for this call, or {@link IdemEngine#NOT_KEPT}; never throws. */
+    private static Object kept(JoinPoint.StaticPart at, Object[] args) {
+        return Idem.engine().replayKept(((MethodSignature) at.getSignature()).getMethod(), args);
+    }
 
     private static Object call(JoinPoint.StaticPart at, Object[] args, Invocation body) {
         try {

@@ -345,6 +345,164 @@ class CallSemanticsTest {
         assertEquals(Optional.empty(), IdempotencyContext.current());
     }
 
+    /**
+     * {@link IdemEngine#replayKept}, what woven advice asks first: it answers exactly the plain replays of a result
+     * this engine keeps, and says {@link IdemEngine#NOT_KEPT} whenever the full path would decide anything else.
+     */
+    @Nested
+    class KeptResults {
+        private final java.lang.reflect.Method generate = EngineFixture.find(Pipeline.class, "generate");
+
+        private Object kept(String method, Object... args) {
+            return fx.engine.replayKept(EngineFixture.find(Pipeline.class, method), args);
+        }
+
+        /** Two calls: the first runs, the second replays from the store and keeps the decoded result. */
+        private Article keptAfterTwoCalls() throws Throwable {
+            fx.invoke(pipeline, "generate", "rust", 1);
+            return (Article) fx.invoke(pipeline, "generate", "rust", 1);
+        }
+
+        @Test
+        void aKeptResultIsAnsweredAsTheSameInstanceAndAnnouncedAsAReplayOfThisJvm() throws Throwable {
+            assertSame(IdemEngine.NOT_KEPT, kept("generate", "rust", 1), "nothing is kept before the first call");
+            assertEquals(0, pipeline.runs.get(), "replayKept never runs the method");
+            Article second = keptAfterTwoCalls();
+            long replays = fx.count(IdempotencyEventType.REPLAYED);
+
+            assertSame(second, kept("generate", "rust", 1));
+            assertEquals(replays + 1, fx.count(IdempotencyEventType.REPLAYED));
+            IdempotencyEvent replayed = fx.last(IdempotencyEventType.REPLAYED);
+            assertEquals("from this JVM's results", replayed.detail());
+            assertEquals(fx.last(IdempotencyEventType.EXECUTED).key(), replayed.key(), "the key's full text");
+            assertSame(IdemEngine.NOT_KEPT, kept("generate", "rust", 2), "other arguments, another key");
+            assertEquals(1, pipeline.runs.get());
+        }
+
+        @Test
+        void aKeptResultPastItsTtlIsNotKeptAndTheCallRunsAgain() throws Throwable {
+            keptAfterTwoCalls();
+            fx.clock.advance(Duration.ofMinutes(29));
+            assertInstanceOf(Article.class, kept("generate", "rust", 1), "within the ttl");
+
+            fx.clock.advance(Duration.ofMinutes(5)); // past 30m plus at most 3m jitter
+            assertSame(IdemEngine.NOT_KEPT, kept("generate", "rust", 1));
+            assertEquals(2, ((Article) fx.call(pipeline, "generate", "rust", 1)).edition());
+        }
+
+        @Test
+        void aKeptResultPastItsWindowIsNotKeptAndTheFullPathReportsALateDuplicate() throws Throwable {
+            fx.invoke(pipeline, "windowed", "rust");
+            fx.invoke(pipeline, "windowed", "rust");
+            fx.clock.advance(Duration.ofMinutes(4));
+            assertInstanceOf(Article.class, kept("windowed", "rust"), "within the window");
+
+            fx.clock.advance(Duration.ofMinutes(2));
+            assertSame(IdemEngine.NOT_KEPT, kept("windowed", "rust"));
+            assertEquals(2, ((Article) fx.call(pipeline, "windowed", "rust")).edition());
+            assertEquals(1, fx.count(IdempotencyEventType.LATE_DUPLICATE));
+        }
+
+        @Test
+        void aKeptResultOfAnotherPayloadIsNotKeptAndTheFullPathReportsTheConflict() throws Throwable {
+            fx.invoke(pipeline, "order", "order-17", 2);
+            Article second = (Article) fx.invoke(pipeline, "order", "order-17", 2);
+            assertSame(second, kept("order", "order-17", 2), "kept for its own payload");
+            long replays = fx.count(IdempotencyEventType.REPLAYED);
+
+            assertSame(IdemEngine.NOT_KEPT, kept("order", "order-17", 3));
+            assertEquals(replays, fx.count(IdempotencyEventType.REPLAYED));
+            assertEquals(0, fx.count(IdempotencyEventType.CONFLICT), "reported once, by the full path");
+            assertThrows(IdempotencyConflictException.class, () -> fx.call(pipeline, "order", "order-17", 3));
+            assertEquals(1, fx.count(IdempotencyEventType.CONFLICT));
+            assertEquals(1, pipeline.runs.get());
+        }
+
+        @Test
+        void aCallInsideItsOwnRerunIsRefusedNotAnsweredFromTheExpiredResult() throws Throwable {
+            keptAfterTwoCalls();
+            fx.clock.advance(Duration.ofMinutes(34)); // the kept result expired: the next call runs again
+            AtomicReference<Throwable> nested = new AtomicReference<>();
+            pipeline.during = () -> {
+                pipeline.during = () -> {
+                };
+                try {
+                    nested.set(new AssertionError("answered " + fx.call(pipeline, "generate", "rust", 1)));
+                } catch (Throwable t) {
+                    nested.set(t);
+                }
+            };
+
+            assertEquals(2, ((Article) fx.call(pipeline, "generate", "rust", 1)).edition());
+            assertInstanceOf(dev.idem.IdempotencyReentryException.class, nested.get());
+        }
+
+        @Test
+        void aFutureMethodsKeptResultIsANewCompletedFuturePerCall() throws Throwable {
+            CompletableFuture<Article> upstream = CompletableFuture.completedFuture(new Article("rust", 0, 1));
+            fx.invoke(pipeline, "generateAsync", "rust", upstream);
+            fx.invoke(pipeline, "generateAsync", "rust", upstream);
+
+            Object first = kept("generateAsync", "rust", upstream);
+            Object second = kept("generateAsync", "rust", upstream);
+            assertInstanceOf(CompletableFuture.class, first);
+            assertNotSame(first, second, "a caller completing its future leaves the next caller's alone");
+            assertEquals(new Article("rust", 0, 1), ((CompletableFuture<?>) first).getNow(null));
+        }
+
+        @Test
+        void aMethodTheEngineRefusesIsNotKeptAndTheFullPathSaysWhy() {
+            java.lang.reflect.Method unannotated = EngineFixture.find(Unplanned.class, "run");
+
+            assertSame(IdemEngine.NOT_KEPT, fx.engine.replayKept(unannotated, new Object[] {"x"}));
+            assertThrows(dev.idem.IdempotencyConfigurationException.class, () -> fx.engine.planned(unannotated));
+            assertThrows(dev.idem.IdempotencyConfigurationException.class,
+                    () -> fx.call(new Unplanned(), "run", "x"));
+        }
+
+        @Test
+        void twoEnginesCalledInTurnOnOneThreadEachAnswerFromTheirOwnPlanAndResults() throws Throwable {
+            keptAfterTwoCalls();
+            try (EngineFixture other = new EngineFixture(fx.store, b -> b.clock(fx.clock).namespace("other"))) {
+                Pipeline elsewhere = new Pipeline();
+                for (int round = 0; round < 3; round++) {
+                    assertInstanceOf(Article.class, kept("generate", "rust", 1));
+                    Object there = other.engine.replayKept(generate, new Object[] {"rust", 1});
+                    if (round == 0) {
+                        assertSame(IdemEngine.NOT_KEPT, there, "the other engine keeps nothing yet");
+                        assertEquals(1, ((Article) other.call(elsewhere, "generate", "rust", 1)).edition(),
+                                "its own namespace: its own key, so the method runs there");
+                        other.call(elsewhere, "generate", "rust", 1); // replayed from the store, kept there
+                    } else {
+                        assertEquals(new Article("rust", 1, 1), there);
+                        assertEquals(other.count(IdempotencyEventType.REPLAYED), round + 1);
+                    }
+                }
+                assertEquals(1, elsewhere.runs.get());
+                assertEquals(1, pipeline.runs.get());
+            }
+        }
+
+        @Test
+        void aPlannedHandleAnswersAsTheEngineDoesAndNamesItsEngine() throws Throwable {
+            IdemEngine.Planned planned = fx.engine.planned(generate);
+            assertSame(fx.engine, planned.engine());
+            assertSame(IdemEngine.NOT_KEPT, planned.replayKept(new Object[] {"rust", 1}));
+
+            Article first = (Article) planned.invoke(new Object[] {"rust", 1}, () -> pipeline.generate("rust", 1));
+            Article second = (Article) fx.invoke(pipeline, "generate", "rust", 1);
+            assertEquals(first, second);
+            assertSame(second, planned.replayKept(new Object[] {"rust", 1}), "the engine's plan, the same results");
+            assertEquals(1, pipeline.runs.get());
+        }
+    }
+
+    static class Unplanned {
+        String run(String topic) {
+            return topic;
+        }
+    }
+
     @Nested
     class AnotherProcessRunsIt {
         /** The engine under test, on the same store as {@code fx}, whose claims the test watches. */

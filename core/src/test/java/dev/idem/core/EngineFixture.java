@@ -44,8 +44,18 @@ final class EngineFixture implements AutoCloseable {
         this.engine = IdemEngine.create(b.build());
     }
 
-    /** Calls {@code target.name(args)} through the engine, as woven advice would. */
+    /**
+     * Calls {@code target.name(args)} through the engine, as woven advice does: a result the engine keeps
+     * ({@link IdemEngine#replayKept}), else the full path ({@link IdemEngine#invoke}). Every semantics test so runs
+     * through both, and fails if a kept result were answered where the full path decides otherwise.
+     */
     Object call(Object target, String name, Object... args) throws Throwable {
+        Object kept = engine.replayKept(find(target.getClass(), name), args);
+        return kept != IdemEngine.NOT_KEPT ? kept : invoke(target, name, args);
+    }
+
+    /** Calls {@code target.name(args)} through {@link IdemEngine#invoke} alone. */
+    Object invoke(Object target, String name, Object... args) throws Throwable {
         Method method = find(target.getClass(), name);
         return engine.invoke(method, args, () -> {
             try {

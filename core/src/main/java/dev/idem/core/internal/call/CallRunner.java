@@ -68,6 +68,9 @@ import java.util.concurrent.TimeoutException;
  * execution's stage and releases the key. It can deadlock nothing for longer than that.
  */
 public final class CallRunner implements AutoCloseable {
+    /** The longest key encoding {@link #replayKept} derives; a longer one is left to the full path. */
+    static final int KEPT_LOOKUP_ENCODING_LIMIT = 1024;
+
     private final Clock clock;
     private final Events events;
     private final InFlightCalls inFlight = new InFlightCalls();
@@ -103,7 +106,13 @@ public final class CallRunner implements AutoCloseable {
         byte[] payload;
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
         try {
-            key = plan.identify(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
+            byte[] handedPayload = null;
+            if (encoder.takeHandOff(plan, args)) { // replayKept derived this call's key a moment ago
+                key = plan.callKey(encoder.handedScope(), encoder.handedHi(), encoder.handedLo());
+                handedPayload = encoder.handedPayload();
+            } else {
+                key = plan.identify(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
+            }
             LocalResults.Entry hit = local.lookup(plan.id, key);
             if (hit != null) {
                 if (!plan.payloadSameAsKey
@@ -113,7 +122,7 @@ public final class CallRunner implements AutoCloseable {
                 events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
                 return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
             }
-            payload = plan.payloadDigest(encoder, args);
+            payload = handedPayload != null ? handedPayload : plan.payloadDigest(encoder, args);
         } finally {
             encoder.release();
         }
@@ -151,6 +160,57 @@ public final class CallRunner implements AutoCloseable {
                 return outcome.value;
             }
             // The leader was interrupted or hit an Error: that is its own business. Run the call again.
+        }
+    }
+
+    /**
+     * The result of a call with {@code args} answered from this engine's local results, as {@link #run} would
+     * answer it, or {@code notKept} whenever anything else applies: no entry, an entry of another plan, expired or
+     * past its window on the clock read now, another payload (a conflict, which {@code run} reports), or a failure
+     * to derive the key (which {@code run} reports). A kept result is announced as {@code run} announces it (a
+     * {@code REPLAYED} event). Allocates nothing when it answers (except a completed future for a method returning
+     * one, as {@code run} does), and never throws: the caller then calls {@code run}, which decides everything.
+     * Arguments whose key encoding passes {@value #KEPT_LOOKUP_ENCODING_LIMIT} bytes are not looked up here.
+     *
+     * <p>The order is {@code run}'s: a kept result is answered before the re-entry and in-flight checks, which never
+     * apply to a key with a current result (an execution's key is kept only once it has finished).
+     */
+    public Object replayKept(OperationPlan plan, Object[] args, Object notKept) {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        try {
+            return replayKept(plan, encoder, args, notKept);
+        } finally {
+            encoder.release();
+        }
+    }
+
+    /** {@link #replayKept(OperationPlan, Object[], Object)} on the caller's encoder, which the caller releases. */
+    public Object replayKept(OperationPlan plan, CanonicalEncoder encoder, Object[] args, Object notKept) {
+        try {
+            // A call that is not kept derives its key again on the full path: bounding this first encoding keeps
+            // that second derivation cheap whatever the arguments (a 10 MB prompt is encoded and hashed once, by
+            // the full path, which also answers a kept result of such a call).
+            encoder.limitTo(KEPT_LOOKUP_ENCODING_LIMIT);
+            CallKey.Probe key = plan.probe(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
+            LocalResults.Entry hit = local.lookup(plan.id, key);
+            if (hit == null) {
+                if (!plan.keyDependsOnTime()) {
+                    // The full path follows at once on this thread: hand it the key so it is not derived again.
+                    encoder.handOff(plan, args, key.scope(), key.hi(), key.lo(),
+                            plan.payloadSameAsKey ? plan.payloadDigest(encoder, args) : null);
+                }
+                return notKept;
+            }
+            if (!plan.payloadSameAsKey
+                    && !plan.samePayload(hit.payloadDigest, plan.payloadDigest(encoder, args))) {
+                return notKept;
+            }
+            if (events.hasListeners()) { // REPLAYED is never logged: with no listener there is nothing to do
+                events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
+            }
+            return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
+        } catch (RuntimeException e) {
+            return notKept; // the full path derives the key again and reports what went wrong, as it always has
         }
     }
 

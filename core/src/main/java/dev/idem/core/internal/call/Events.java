@@ -53,6 +53,14 @@ public final class Events {
         deliver(event);
     }
 
+    /**
+     * Whether an event of a type that is never logged (such as {@code REPLAYED}) would reach anyone: the replay
+     * path asks before it emits, so with no listener it does not even pass its arguments.
+     */
+    public boolean hasListeners() {
+        return listeners.length != 0;
+    }
+
     public void emit(IdempotencyEventType type, String operation, Object key, long token, String detail) {
         emit(type, operation, key, token, detail, null);
     }

@@ -83,6 +83,19 @@ final class LocalResults {
         return entry;
     }
 
+    /**
+     * {@link #lookup(long, CallKey)} by a probe standing for the key, which allocates nothing. A stale entry is left
+     * for the call's full path to remove (that path looks it up again by its real key), so this only reads.
+     */
+    Entry lookup(long planId, CallKey.Probe key) {
+        Entry entry = entries.asMap().get(key); // the map compares key.equals(stored): a probe equals its key
+        if (entry == null || entry.planId != planId) {
+            return null;
+        }
+        long now = clock.millis();
+        return now >= entry.expiresAtMillis || now >= entry.supersedeAtMillis ? null : entry;
+    }
+
     void put(CallKey key, Entry entry) {
         entries.put(key, entry);
     }

@@ -36,6 +36,9 @@ public final class CallKey {
         if (this == o) {
             return true;
         }
+        if (o instanceof Probe) {
+            return o.equals(this); // symmetric with a probe standing for this key
+        }
         if (!(o instanceof CallKey)) {
             return false;
         }
@@ -62,5 +65,90 @@ public final class CallKey {
             text = t;
         }
         return t;
+    }
+
+    /**
+     * A call's identity written in place, to look a key up without making one: the replay of a result this engine
+     * keeps allocates no key. It equals, and hashes as, the {@link CallKey} with the same scope and hash, so a map
+     * keyed by {@code CallKey} finds that key's entry when asked with a probe ({@code ConcurrentHashMap}, and so
+     * Caffeine, compare by {@code probe.equals(storedKey)}).
+     *
+     * <p>Never a map's key: it changes at every use. Each {@link CanonicalEncoder} has one, so it is confined to the
+     * thread holding the encoder, and valid until the encoder's next use.
+     */
+    public static final class Probe {
+        private String namespace;
+        private String scope;
+        private long hi;
+        private long lo;
+        private String keyPrefix;
+
+        Probe() {
+        }
+
+        /** Makes this probe stand for {@code new CallKey(namespace, scope, hi, lo, keyPrefix)}; returns it. */
+        public Probe set(String namespace, String scope, long hi, long lo, String keyPrefix) {
+            this.namespace = namespace;
+            this.scope = scope;
+            this.hi = hi;
+            this.lo = lo;
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /** Forgets the scope and namespace it held, so a released encoder keeps no text of a call alive. */
+        void clear() {
+            namespace = null;
+            scope = null;
+            keyPrefix = null;
+            hi = 0;
+            lo = 0;
+        }
+
+        public String scope() {
+            return scope;
+        }
+
+        public long hi() {
+            return hi;
+        }
+
+        public long lo() {
+            return lo;
+        }
+
+        /** Whether it holds no text (for tests: a released encoder's probe must not). */
+        boolean isClear() {
+            return namespace == null && scope == null && keyPrefix == null;
+        }
+
+        /** The key this probe stands for, as a new object a map may keep. */
+        public CallKey toKey() {
+            return new CallKey(namespace, scope, hi, lo, keyPrefix);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (o instanceof CallKey) {
+                CallKey other = (CallKey) o;
+                return hi == other.hi && lo == other.lo && scope.equals(other.scope);
+            }
+            if (o instanceof Probe) {
+                Probe other = (Probe) o;
+                return hi == other.hi && lo == other.lo && scope.equals(other.scope);
+            }
+            return false;
+        }
+
+        @Override
+        public int hashCode() {
+            return (int) (hi ^ (hi >>> 32)) * 31 + scope.hashCode();
+        }
+
+        /** The full key as stored, as {@link CallKey#toString()} gives it (built at every call: for events only). */
+        @Override
+        public String toString() {
+            return Sha256.hex128(keyPrefix != null ? keyPrefix : keyPrefix(namespace, scope), hi, lo);
+        }
     }
 }

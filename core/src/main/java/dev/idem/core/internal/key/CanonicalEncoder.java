@@ -102,6 +102,32 @@ public final class CanonicalEncoder {
      * {@link #markPrefix()}): a finished digest resets itself, so release resets it only then.
      */
     private boolean digestStarted;
+    /** The key a replay looks its result up with, written in place (see {@link CallKey.Probe}). */
+    private final CallKey.Probe probe = new CallKey.Probe();
+    /**
+     * The thread's last lookup by identity ({@link #memo(Object, Object)}): an engine's plan of the method called
+     * last, so a run of calls of one method skips finding it. Not an argument of a call, so release keeps it; the
+     * encoder is held weakly, so what it names is not pinned either.
+     */
+    /** The most bytes this use may encode before {@link #ensure} refuses, see {@link #limitTo(int)}. */
+    private int limit = Integer.MAX_VALUE;
+    /** {@code min(buffer.length, limit)}: what {@link #ensure} compares with, so the bound costs no extra test. */
+    private int capacity = 256;
+    /** How often this encoder was acquired: a hand-off is for the use right after the one that left it. */
+    private long uses;
+    /** The use that left the hand-off ({@link #handOff}), or a value no use has. */
+    private long handOffUse = -2;
+    private Object handOffOwner;
+    private Object[] handOffArgs = new Object[0];
+    private int handOffCount;
+    private String handOffScope;
+    private long handOffHi;
+    private long handOffLo;
+    private byte[] handOffPayload;
+    private boolean handOffTaken;
+    private Object memoOwner;
+    private Object memoKey;
+    private Object memoValue;
 
     private CanonicalEncoder() {
     }
@@ -117,6 +143,7 @@ public final class CanonicalEncoder {
             encoder = new CanonicalEncoder(); // a nested use: the outer encoding goes on undisturbed
         }
         encoder.inUse = true;
+        encoder.uses++;
         return encoder;
     }
 
@@ -132,7 +159,8 @@ public final class CanonicalEncoder {
      * encoding failed half-way), and hands the encoder back to its thread.
      */
     public void release() {
-        Arrays.fill(buffer, 0, Math.min(buffer.length, Math.max(length, highWater)), (byte) 0);
+        zero(buffer, Math.min(buffer.length, Math.max(length, highWater)));
+        probe.clear();
         if (enclosing != null && depth > 0) {
             // leave() clears each slot as the encoding climbs back out, so only a failure half-way leaves values
             Arrays.fill(enclosing, 0, Math.min(enclosing.length, maxDepth), null);
@@ -151,7 +179,156 @@ public final class CanonicalEncoder {
         prefixLength = -1;
         prefixDigest = null;
         canonicalizers = Canonicalizers.NONE;
+        limit = Integer.MAX_VALUE;
+        capacity = buffer.length;
+        if (handOffOwner != null && (handOffTaken || handOffUse != uses)) {
+            dropHandOff(); // the use it was left for has ended, taken or not
+        }
         inUse = false;
+    }
+
+    /** Zero bytes to clear a buffer with by copying: an intrinsic copy stub beats a byte loop on short lengths. */
+    private static final byte[] ZEROS = new byte[4096];
+
+    private static void zero(byte[] bytes, int n) {
+        if (n <= ZEROS.length) {
+            System.arraycopy(ZEROS, 0, bytes, 0, n);
+        } else {
+            Arrays.fill(bytes, 0, n, (byte) 0);
+        }
+    }
+
+    /**
+     * Thrown when an encoding would pass the bound set by {@link #limitTo(int)}: a signal, not an error, so one
+     * instance without a stack trace serves every thread.
+     */
+    public static final class OverLimitException extends RuntimeException {
+        static final OverLimitException INSTANCE = new OverLimitException();
+
+        private OverLimitException() {
+            super("the encoding passed the bound its use set", null, false, false);
+        }
+    }
+
+    /**
+     * Bounds this use of the encoder to {@code maxBytes} (until release): an encoding that would need more throws
+     * {@link OverLimitException} before it writes past it. For a lookup that is worth making only for a short
+     * encoding. Conservative for text, whose room is reserved at three bytes a char before it is written.
+     */
+    public void limitTo(int maxBytes) {
+        limit = maxBytes;
+        capacity = Math.min(buffer.length, limit);
+    }
+
+    /**
+     * Leaves a derived key for the very next use of this encoder: a call that looked for a kept result and found
+     * none goes on at once to the full path, which then need not derive the same key again. {@code owner} is the
+     * plan, {@code args} the call's arguments (their references are copied, to be compared, and dropped when the
+     * next use ends, so they outlive the call by at most that), {@code payload} the payload's digest when it was
+     * derived with the key, else null. Not for keys that depend on the time.
+     */
+    public void handOff(Object owner, Object[] args, String scope, long hi, long lo, byte[] payload) {
+        if (handOffArgs.length < args.length) {
+            handOffArgs = new Object[Math.max(8, args.length)];
+        }
+        System.arraycopy(args, 0, handOffArgs, 0, args.length);
+        handOffCount = args.length;
+        handOffOwner = owner;
+        handOffScope = scope;
+        handOffHi = hi;
+        handOffLo = lo;
+        handOffPayload = payload;
+        handOffUse = uses;
+        handOffTaken = false;
+    }
+
+    /**
+     * Whether the use before this one left a key for {@code owner} and arguments that encode as {@code args} do
+     * (the same references, or equal strings and boxed primitives, which a front-end boxes once per advice). The
+     * key is then read with {@link #handedScope()}, {@link #handedHi()}, {@link #handedLo()} and
+     * {@link #handedPayload()} during this use. Either way the hand-off is spent.
+     */
+    public boolean takeHandOff(Object owner, Object[] args) {
+        if (handOffOwner == null) {
+            return false;
+        }
+        boolean matches = !handOffTaken && handOffUse == uses - 1 && handOffOwner == owner
+                && handOffCount == args.length;
+        for (int i = 0; matches && i < args.length; i++) {
+            matches = sameArgument(handOffArgs[i], args[i]);
+        }
+        if (matches) {
+            handOffTaken = true; // readable during this use, dropped when it ends
+        } else {
+            dropHandOff();
+        }
+        return matches;
+    }
+
+    public String handedScope() {
+        return handOffScope;
+    }
+
+    public long handedHi() {
+        return handOffHi;
+    }
+
+    public long handedLo() {
+        return handOffLo;
+    }
+
+    public byte[] handedPayload() {
+        return handOffPayload;
+    }
+
+    private void dropHandOff() {
+        Arrays.fill(handOffArgs, 0, handOffCount, null);
+        handOffCount = 0;
+        handOffOwner = null;
+        handOffScope = null;
+        handOffPayload = null;
+        handOffUse = -2;
+        handOffTaken = false;
+    }
+
+    /** Whether no reference of a hand-off is held (for tests). */
+    boolean holdsNoHandOff() {
+        return handOffOwner == null && handOffScope == null
+                && Arrays.stream(handOffArgs).allMatch(java.util.Objects::isNull);
+    }
+
+    /** Values that encode alike: the same reference, or immutable values of one class that are equal. */
+    private static boolean sameArgument(Object handed, Object now) {
+        if (handed == now) {
+            return true;
+        }
+        if (handed == null || now == null || handed.getClass() != now.getClass()) {
+            return false;
+        }
+        Class<?> type = handed.getClass();
+        return (type == String.class || type == Integer.class || type == Long.class || type == Boolean.class
+                || type == Double.class || type == Float.class || type == Short.class || type == Byte.class
+                || type == Character.class) && handed.equals(now);
+    }
+
+    /** What {@link #memo(Object, Object, Object)} recorded for exactly {@code owner} and {@code key}, or null. */
+    public Object memo(Object owner, Object key) {
+        return memoOwner == owner && memoKey == key ? memoValue : null;
+    }
+
+    /**
+     * Records {@code value} as what {@code owner} answers for {@code key} (both compared by identity), replacing
+     * the last record. For answers that never change for the same owner and key.
+     */
+    public void memo(Object owner, Object key, Object value) {
+        memoOwner = owner;
+        memoKey = key;
+        memoValue = value;
+    }
+
+    /** This encoder's probe: a key to look a result up with, valid until this encoder is released. */
+    public CallKey.Probe probe() {
+        return probe;
     }
 
     /** Whether no slot of the cycle check holds a value (for tests: release must leave none). */
@@ -413,8 +590,10 @@ public final class CanonicalEncoder {
     }
 
     public void writeInteger(long value) {
-        writeByte(INTEGER);
-        writeLong(value);
+        ensure(9); // the tag and the value behind one bound check
+        buffer[length] = INTEGER;
+        LONGS.set(buffer, length + 1, value);
+        length += 9;
     }
 
     private void writeBigInteger(BigInteger value) {
@@ -652,8 +831,19 @@ public final class CanonicalEncoder {
         // buffer is not three times its size.
         ensure(4 + (n <= KEPT_BUFFER_LIMIT ? n * 3 : utf8Bound(s)));
         int lengthSlot = length;
-        length += 4;
-        for (int i = 0; i < n; i++) {
+        byte[] buf = buffer;
+        int at = length + 4;
+        int i = 0;
+        // Keys are nearly always ASCII (ids, codes, names): copy those chars with no branch on the width.
+        for (; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                break;
+            }
+            buf[at + i] = (byte) c;
+        }
+        length = at + i;
+        for (; i < n; i++) {
             char c = s.charAt(i);
             if (c < 0x80) {
                 buffer[length++] = (byte) c;
@@ -689,10 +879,17 @@ public final class CanonicalEncoder {
 
     private void ensure(int extra) {
         int needed = length + extra;
-        if (needed > buffer.length) {
+        if (needed > capacity) { // one comparison on the path of every write: the buffer's end or the bound
+            if (needed > limit) {
+                throw OverLimitException.INSTANCE;
+            }
+            if (needed <= buffer.length) {
+                return;
+            }
             // Doubling, or for one large value its size with an eighth to spare: the few bytes written after a
             // 10 MB argument (the version, the window) then fit, instead of doubling to 20 MB and copying it again.
             buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, needed + (needed >> 3) + 64));
+            capacity = Math.min(buffer.length, limit);
         }
     }
 }

@@ -112,6 +112,29 @@ public final class OperationPlan {
      */
     public CallKey identify(CanonicalEncoder encoder, Object[] args, long nowMillis) {
         String renderedScope = renderScope(args);
+        byte[] digest = keyDigest(encoder, args, nowMillis);
+        return new CallKey(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8),
+                literalKeyPrefix);
+    }
+
+    /** The key of this operation with {@code scope} and hash {@code hi}, {@code lo}, as {@link #identify} makes it. */
+    public CallKey callKey(String renderedScope, long hi, long lo) {
+        return new CallKey(namespace, renderedScope, hi, lo, literalKeyPrefix);
+    }
+
+    /**
+     * {@link #identify(CanonicalEncoder, Object[], long)} written into the encoder's {@link CallKey.Probe} instead
+     * of a new key: the same identity, to look a kept result up without allocating. The probe is valid until the
+     * encoder is released.
+     */
+    public CallKey.Probe probe(CanonicalEncoder encoder, Object[] args, long nowMillis) {
+        String renderedScope = renderScope(args);
+        byte[] digest = keyDigest(encoder, args, nowMillis);
+        return encoder.probe().set(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8),
+                literalKeyPrefix);
+    }
+
+    private byte[] keyDigest(CanonicalEncoder encoder, Object[] args, long nowMillis) {
         encoder.using(canonicalizers);
         encodeSources(encoder, keySources, args);
         if (payloadSameAsKey) {
@@ -121,9 +144,7 @@ public final class OperationPlan {
         if (fixedWindow) {
             encoder.writeInteger(windowStart(nowMillis));
         }
-        byte[] digest = encoder.sha256();
-        return new CallKey(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8),
-                literalKeyPrefix);
+        return encoder.sha256();
     }
 
     /** The call's key as the store gets it; refused, the method not run, when it is longer than every store takes. */

@@ -7,7 +7,10 @@ import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -161,6 +164,136 @@ class EncoderScratchTest {
             return encoder.toByteArray();
         } finally {
             encoder.release();
+        }
+    }
+
+    @Test
+    void releaseForgetsTheProbesScopeSoNoTextOfACallIsKept() {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        CallKey.Probe probe = encoder.probe().set("prod", "tenant:secret-42", 1, 2, null);
+        assertEquals(new CallKey("prod", "tenant:secret-42", 1, 2), probe);
+        encoder.release();
+
+        assertTrue(probe.isClear(), "a released encoder's probe holds no scope, namespace or prefix");
+    }
+
+    @Test
+    void aBufferLongerThanTheZeroBlockIsZeroedWholeToo() {
+        // release zeroes by copying a block of zeros; past the block's length it must still zero everything
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        encoder.encode("x".repeat(10_000));
+        byte[] buffer = encoder.buffer();
+        encoder.release();
+
+        assertTrue(allZero(buffer));
+    }
+
+    @Test
+    void textOfAsciiThenOtherCharactersIsEncodedAsUtf8() {
+        // the ASCII chars are copied by a loop of their own, then the rest by the general one
+        for (String text : new String[] {"", "rust", "naïve", "é", "abc€", "a𝄞b", "\u007f\u0080", "x\ud800y"}) {
+            CanonicalEncoder encoder = CanonicalEncoder.acquire();
+            try {
+                encoder.writeString(text);
+                byte[] utf8 = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                byte[] expected = new byte[5 + utf8.length];
+                expected[0] = CanonicalEncoder.STRING;
+                java.nio.ByteBuffer.wrap(expected, 1, 4).putInt(utf8.length);
+                System.arraycopy(utf8, 0, expected, 5, utf8.length);
+                assertArrayEquals(expected, encoder.toByteArray(), text);
+            } finally {
+                encoder.release();
+            }
+        }
+    }
+
+    @Test
+    void theMemoAnswersOnlyItsOwnerAndKeyByIdentityAndOutlivesRelease() {
+        Object owner = new Object();
+        String key = new String("method");
+        Object value = new Object();
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        try {
+            encoder.memo(owner, key, value);
+        } finally {
+            encoder.release();
+        }
+
+        CanonicalEncoder again = CanonicalEncoder.acquire();
+        try {
+            assertEquals(encoder, again, "the thread's encoder is reused");
+            assertSame(value, again.memo(owner, key));
+            assertNull(again.memo(new Object(), key), "another owner (another engine)");
+            assertNull(again.memo(owner, new String("method")), "an equal but other key");
+        } finally {
+            again.release();
+        }
+    }
+
+    @Test
+    void anEncodingPastItsBoundStopsBeforeWritingPastItAndReleaseLiftsTheBound() {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        int before = encoder.buffer().length;
+        encoder.limitTo(200);
+        encoder.encode("x".repeat(40)); // fits, even reserving three bytes a char as text does
+        assertThrows(CanonicalEncoder.OverLimitException.class, () -> encoder.encode("y".repeat(80)));
+        assertTrue(encoder.length() <= 200, "nothing written past the bound: " + encoder.length());
+        assertEquals(before, encoder.buffer().length, "the buffer did not grow for it");
+        encoder.release();
+
+        CanonicalEncoder next = CanonicalEncoder.acquire();
+        try {
+            next.encode("z".repeat(10_000));
+            assertTrue(next.length() > 10_000, "the next use is unbounded");
+        } finally {
+            next.release();
+        }
+    }
+
+    @Test
+    void aHandOffIsForTheNextUseOnlyMatchesItsArgumentsAndIsDroppedWhenThatUseEnds() {
+        Object plan = new Object();
+        Object argument = new Object();
+        CanonicalEncoder first = CanonicalEncoder.acquire();
+        first.handOff(plan, new Object[] {argument, 20261129, "rust"}, "scope", 1, 2, null);
+        first.release();
+        assertFalse(first.holdsNoHandOff(), "kept for the use that follows at once");
+
+        CanonicalEncoder next = CanonicalEncoder.acquire();
+        try {
+            // boxed again and an equal string: a front-end's second advice binds the same values anew
+            assertTrue(next.takeHandOff(plan, new Object[] {argument, Integer.valueOf(20261129), new String("rust")}));
+            assertEquals("scope", next.handedScope());
+            assertEquals(1, next.handedHi());
+            assertEquals(2, next.handedLo());
+            assertFalse(next.takeHandOff(plan, new Object[] {argument, 20261129, "rust"}), "spent once taken");
+        } finally {
+            next.release();
+        }
+        assertTrue(next.holdsNoHandOff(), "no reference to the arguments outlives the use that took it");
+
+        CanonicalEncoder again = CanonicalEncoder.acquire();
+        again.handOff(plan, new Object[] {argument}, "scope", 1, 2, null);
+        again.release();
+        CanonicalEncoder other = CanonicalEncoder.acquire();
+        try {
+            assertFalse(other.takeHandOff(plan, new Object[] {new Object()}), "other arguments");
+        } finally {
+            other.release();
+        }
+        assertTrue(other.holdsNoHandOff());
+
+        CanonicalEncoder left = CanonicalEncoder.acquire();
+        left.handOff(plan, new Object[] {argument}, "scope", 1, 2, null);
+        left.release();
+        CanonicalEncoder between = CanonicalEncoder.acquire(); // another use that takes nothing
+        between.release();
+        assertTrue(between.holdsNoHandOff(), "dropped when the use it was left for ended without taking it");
+        CanonicalEncoder late = CanonicalEncoder.acquire();
+        try {
+            assertFalse(late.takeHandOff(plan, new Object[] {argument}));
+        } finally {
+            late.release();
         }
     }
 }

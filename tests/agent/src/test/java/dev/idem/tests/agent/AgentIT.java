@@ -72,6 +72,20 @@ class AgentIT {
         assertEquals(List.of(), run.errLines(), "a clean start prints nothing: " + run);
     }
 
+    @Test
+    void theAgentsKeptPlanFollowsTheEngineWhenItIsReplacedAtRunTime() throws Exception {
+        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "engine-replaced");
+
+        assertEquals(0, run.exitCode(), run.toString());
+        assertEquals("1", run.value("runs-before"), "the first engine ran it once, then replayed: " + run);
+        assertEquals("2", run.value("runs-after"), "the replacement engine keeps nothing of the first: " + run);
+        assertEquals("2", run.value("edition-after"), run.toString());
+        assertEquals("true", run.value("same-kept"), "then answered from what the replacement keeps: " + run);
+        assertEquals("[EXECUTED:result stored, REPLAYED:from the store, REPLAYED:from this JVM's results,"
+                + " REPLAYED:from this JVM's results]", run.value("events"), "all on the replacement: " + run);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     @Timeout(value = 2, unit = TimeUnit.MINUTES)

@@ -85,6 +85,11 @@ public final class AgentApp {
                 service.generate("after");
                 System.out.println("runs=" + service.runs.get());
                 break;
+            case "engine-replaced":
+                // In a class of its own: it names Idem's classes, which only the agent puts on the class path, and
+                // verifying this class must not load them.
+                EngineReplacement.run(service);
+                break;
             case "bad-ttl":
             case "interface":
                 // In a class of their own: verifying this one must not load the declarations they exercise.
