@@ -104,11 +104,6 @@ public final class CanonicalEncoder {
     private boolean digestStarted;
     /** The key a replay looks its result up with, written in place (see {@link CallKey.Probe}). */
     private final CallKey.Probe probe = new CallKey.Probe();
-    /**
-     * The thread's last lookup by identity ({@link #memo(Object, Object)}): an engine's plan of the method called
-     * last, so a run of calls of one method skips finding it. Not an argument of a call, so release keeps it; the
-     * encoder is held weakly, so what it names is not pinned either.
-     */
     /** The most bytes this use may encode before {@link #ensure} refuses, see {@link #limitTo(int)}. */
     private int limit = Integer.MAX_VALUE;
     /** {@code min(buffer.length, limit)}: what {@link #ensure} compares with, so the bound costs no extra test. */
@@ -125,6 +120,11 @@ public final class CanonicalEncoder {
     private long handOffLo;
     private byte[] handOffPayload;
     private boolean handOffTaken;
+    /**
+     * The thread's last lookup by identity ({@link #memo(Object, Object)}): an engine's plan of the method called
+     * last, so a run of calls of one method skips finding it. Not an argument of a call, so release keeps it; the
+     * encoder is held weakly, so what it names is not pinned either.
+     */
     private Object memoOwner;
     private Object memoKey;
     private Object memoValue;
