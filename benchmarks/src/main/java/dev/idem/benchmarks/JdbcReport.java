@@ -459,13 +459,21 @@ public final class JdbcReport {
                         + " derivation, the in-flight and local-result bookkeeping, the java codec's encoding of the"
                         + " result): the client CPU columns, and the allocation shown above.",
                 "",
-                "**Where Idem's WAL differs from the baseline's.** With rows of the same lengths, both write per call"
-                        + " the insert of a heap row and of its index entry, the HOT update of the row, and two commit"
-                        + " records; Idem adds the token sequence's log record, one per 32 tokens (PostgreSQL logs"
-                        + " a sequence 32 values ahead), and the sequence page's full-page image after each checkpoint."
-                        + " The rest of a difference in the trials table comes from the full-page images: the first"
-                        + " change of a page after a checkpoint logs the whole page, so a trial that made more calls,"
-                        + " over more index pages, or met a checkpoint, logs more per call.");
+                "**Where Idem's WAL differs from the baseline's.** With rows of the same lengths, record for"
+                        + " record the same: per call the heap insert and its confirmation (`INSERT ... ON CONFLICT`"
+                        + " inserts speculatively), the index entry, the HOT update of the row, two commit records, and"
+                        + " now and then a page prune or an index split (`JdbcWalBreakdown`, which splits a run's WAL"
+                        + " by record type with `pg_waldump --stats=record`). Idem adds only its token sequence's"
+                        + " record, one per 32 tokens (PostgreSQL logs a sequence 32 values ahead; about 3 bytes per"
+                        + " call), and the sequence page's full-page image once after each checkpoint. When the"
+                        + " baseline wrote shorter values (its own key of about 45 characters against Idem's 60, an"
+                        + " 11-character owner, a 6-byte result against the codec's 14), Idem logged about a tenth"
+                        + " more per call, all of it the longer rows in the insert and update records. On tables"
+                        + " made for the trial after a checkpoint, full-page images are few (the pages that existed"
+                        + " at the checkpoint; the pages the trial adds need none), so they no longer weigh on one"
+                        + " trial and not on another. Most of an update's record is the new row after its unchanged"
+                        + " leading columns (the key hash and the key: `state` comes third), for Idem and the"
+                        + " baseline alike.");
     }
 
     private static String threads(List<String> counts) {

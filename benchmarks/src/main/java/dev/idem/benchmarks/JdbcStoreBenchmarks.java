@@ -55,7 +55,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code idemFresh}: a new key every call: claim, run, complete (two statements).
  *   <li>{@code baselineFresh}: the least a fresh call could do with the same row shape: a bare
  *       {@code INSERT ... ON CONFLICT DO NOTHING} and an {@code UPDATE} of that row, each on a connection borrowed
- *       from the pool as the store borrows one per operation.
+ *       from the pool as the store borrows one per operation. Its values have the lengths of Idem's ({@link Shape}),
+ *       so both write rows, index entries and log records of the same sizes.
  *   <li>{@code idemReplayFromStore}: a completed key this JVM does not hold, so the replay is one claim statement
  *       answered with the stored record. The engine's clock runs two hours ahead of the database (whose clock the
  *       store uses) and it sees the store {@linkplain StoreWithoutItsTime without its time}, so the results the
