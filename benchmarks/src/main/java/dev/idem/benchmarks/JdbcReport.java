@@ -138,30 +138,33 @@ public final class JdbcReport {
             JdbcStoreBenchmarks.Database.prepare(pool, suffix);
         }
         try (Connection admin = admin()) {
-            PgActivity.awaitDisconnected(admin);
-            double load = loadAverage();
-            PgActivity.Counters before = PgActivity.read(admin);
-            Options options = options(threads, benchmark, warmups, iterations, seconds)
-                    .jvmArgsAppend("-D" + JdbcStoreBenchmarks.Database.TABLES + "=" + suffix).build();
-            Score score = scores(new Runner(options).run()).get(benchmark);
-            PgActivity.awaitDisconnected(admin);
-            PgActivity.Delta server = PgActivity.since(admin, before);
-            String table = benchmark.equals(IDEM) ? JdbcStoreBenchmarks.Database.idemTable(suffix)
-                    : JdbcStoreBenchmarks.Database.baselineTable(suffix);
-            long calls;
-            try (Statement s = admin.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
-                rs.next();
-                calls = rs.getLong(1) - JdbcStoreBenchmarks.REPLAY_KEYS;
-            }
-            for (String t : new String[] {JdbcStoreBenchmarks.Database.idemTable(suffix),
-                    JdbcStoreBenchmarks.Database.baselineTable(suffix)}) {
+            try {
+                PgActivity.awaitDisconnected(admin);
+                double load = loadAverage();
+                PgActivity.Counters before = PgActivity.read(admin);
+                Options options = options(threads, benchmark, warmups, iterations, seconds)
+                        .jvmArgsAppend("-D" + JdbcStoreBenchmarks.Database.TABLES + "=" + suffix).build();
+                Score score = scores(new Runner(options).run()).get(benchmark);
+                PgActivity.awaitDisconnected(admin);
+                PgActivity.Delta server = PgActivity.since(admin, before);
+                String table = benchmark.equals(IDEM) ? JdbcStoreBenchmarks.Database.idemTable(suffix)
+                        : JdbcStoreBenchmarks.Database.baselineTable(suffix);
+                long calls;
+                try (Statement s = admin.createStatement();
+                     ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+                    rs.next();
+                    calls = rs.getLong(1) - JdbcStoreBenchmarks.REPLAY_KEYS;
+                }
+                return new Trial(threads, round, benchmark, score, calls, server, load);
+            } finally {
                 try (Statement s = admin.createStatement()) {
-                    s.execute("DROP TABLE IF EXISTS " + t);
-                    s.execute("DROP SEQUENCE IF EXISTS " + t + "_tokens");
+                    for (String t : new String[] {JdbcStoreBenchmarks.Database.idemTable(suffix),
+                            JdbcStoreBenchmarks.Database.baselineTable(suffix)}) {
+                        s.execute("DROP TABLE IF EXISTS " + t);
+                        s.execute("DROP SEQUENCE IF EXISTS " + t + "_tokens");
+                    }
                 }
             }
-            return new Trial(threads, round, benchmark, score, calls, server, load);
         }
     }
 
