@@ -42,9 +42,12 @@ import java.util.function.Consumer;
  *     java -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.JdbcReport docs/benchmarks.md
  * </pre>
  *
- * Arguments: {@code docs/benchmarks.md [warm-up iterations (2)] [measured iterations (8)] [seconds each (1)]}. Many
+ * Arguments: {@code docs/benchmarks.md [warm-up iterations (6)] [measured iterations (8)] [seconds each (1)]}. Many
  * short iterations rather than a few long ones: JMH's error is Student's t at 99.9% times the standard error, and t
  * is 31.6 for 3 iterations but 5.4 for 8, so with the same time per benchmark the error bars narrow about sixfold.
+ * Six warm-up seconds, since every trial is a JVM of its own: with two, Idem's fresh calls were still climbing through
+ * the measured iterations of a loaded machine (the JIT compiler had the engine to compile, where the baseline has the
+ * driver alone), which weighed on Idem's score and not on the baseline's.
  */
 public final class JdbcReport {
     static final String START = "<!-- jdbc-benchmarks:start -->";
@@ -77,7 +80,7 @@ public final class JdbcReport {
 
     public static void main(String[] args) throws Exception {
         Path docs = Path.of(args.length > 0 ? args[0] : "docs/benchmarks.md");
-        int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 2;
+        int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 6;
         int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 8;
         int seconds = args.length > 3 ? Integer.parseInt(args[3]) : 1;
         String server = serverDescription();
