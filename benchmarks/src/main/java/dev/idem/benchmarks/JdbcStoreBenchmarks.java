@@ -55,7 +55,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code idemFresh}: a new key every call: claim, run, complete (two statements).
  *   <li>{@code baselineFresh}: the least a fresh call could do with the same row shape: a bare
  *       {@code INSERT ... ON CONFLICT DO NOTHING} and an {@code UPDATE} of that row, each on a connection borrowed
- *       from the pool as the store borrows one per operation.
+ *       from the pool as the store borrows one per operation. Its values have the lengths of Idem's ({@link Shape}),
+ *       so both write rows, index entries and log records of the same sizes.
  *   <li>{@code idemReplayFromStore}: a completed key this JVM does not hold, so the replay is one claim statement
  *       answered with the stored record. The engine's clock runs two hours ahead of the database (whose clock the
  *       store uses) and it sees the store {@linkplain StoreWithoutItsTime without its time}, so the results the
@@ -72,9 +73,7 @@ import java.util.concurrent.atomic.AtomicLong;
 @Measurement(iterations = 3, time = 2)
 @Fork(1)
 public class JdbcStoreBenchmarks {
-    private static final int REPLAY_KEYS = 200;
-    private static final String PAYLOAD_HASH = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-    private static final byte[] RESULT = "placed".getBytes(StandardCharsets.UTF_8);
+    static final int REPLAY_KEYS = 200;
 
     /** The woven method: its body is trivial, so the store's round trips are what is measured. */
     public static class Orders {
@@ -84,12 +83,52 @@ public class JdbcStoreBenchmarks {
         }
     }
 
+    /**
+     * What the rows of Idem's table hold in this benchmark, so that the baseline writes rows of the same lengths: the
+     * key's text up to its hash and the hash's length (Idem's keys are {@code idem:<namespace>:<scope>:<hash>}), the
+     * payload hash, the owner and the encoded result (the codec's header and body), read from the replayed keys'
+     * rows; and those keys, which the baseline's table holds too.
+     */
+    record Shape(String keyPrefix, int hashLength, String payloadHash, String owner, byte[] result,
+                 String[] replayKeys) {
+        static Shape read(DataSource pool, String table) throws SQLException {
+            try (Connection c = pool.getConnection();
+                 PreparedStatement ps = c.prepareStatement("SELECT idem_key, payload_hash, owner, result FROM "
+                         + table + " WHERE state = 'COMPLETED' ORDER BY idem_key");
+                 ResultSet rs = ps.executeQuery()) {
+                String[] keys = new String[REPLAY_KEYS];
+                String payload = null;
+                String owner = null;
+                byte[] result = null;
+                int n = 0;
+                while (rs.next() && n < REPLAY_KEYS) {
+                    keys[n++] = rs.getString(1);
+                    payload = rs.getString(2);
+                    owner = rs.getString(3);
+                    result = rs.getBytes(4);
+                }
+                if (n < REPLAY_KEYS) {
+                    throw new IllegalStateException(table + " holds " + n + " completed keys, not " + REPLAY_KEYS);
+                }
+                int colon = keys[0].lastIndexOf(':') + 1;
+                return new Shape(keys[0].substring(0, colon), keys[0].length() - colon, payload, owner, result, keys);
+            }
+        }
+    }
+
     /** The pool, shared by Idem's store and the baseline, and the tables. */
     @State(Scope.Benchmark)
     public static class Database {
+        /**
+         * The suffix of tables a caller prepared ({@link #prepare}) and drops itself, as {@link JdbcReport} does to
+         * read the server's activity around a trial; unset, each trial prepares tables of its own and drops them.
+         */
+        static final String TABLES = "idem.bench.tables";
         HikariDataSource pool;
         String table;
         String baseline;
+        Shape shape;
+        private boolean given;
         final AtomicLong threads = new AtomicLong();
 
         @Setup(Level.Trial)
@@ -99,33 +138,75 @@ public class JdbcStoreBenchmarks {
 
         void open(int poolSize) throws SQLException {
             pool = pool(poolSize);
-            String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
-            table = "idem_bench_" + suffix;
-            baseline = "idem_bench_base_" + suffix;
-            // Both tables from the store's own DDL: the baseline writes rows of exactly the store's shape.
-            JdbcIdempotencyStore.builder(pool).table(table).createTable(true).build().close();
-            JdbcIdempotencyStore.builder(pool).table(baseline).createTable(true).build().close();
-            // The baseline's completed rows for the replayed keys, in one statement (the key hash is SHA-256 of the
-            // key's UTF-8 bytes, as the store's).
-            try (Connection c = pool.getConnection();
-                 PreparedStatement ps = c.prepareStatement("INSERT INTO " + baseline + " (key_hash, idem_key, state,"
-                         + " payload_hash, owner, fencing_token, started_at, lease_until, completed_at, expires_at,"
-                         + " result) SELECT sha256(convert_to('replayed-' || i, 'UTF8')), 'replayed-' || i,"
-                         + " 'COMPLETED', ?, 'bench-owner', 1, 0, 0, 0, ?, ? FROM generate_series(0, ?) AS i")) {
-                ps.setString(1, PAYLOAD_HASH);
-                ps.setLong(2, Long.MAX_VALUE);
-                ps.setBytes(3, RESULT);
-                ps.setInt(4, REPLAY_KEYS - 1);
-                ps.executeUpdate();
+            String suffix = System.getProperty(TABLES);
+            given = suffix != null;
+            if (!given) {
+                suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
+            }
+            table = idemTable(suffix);
+            baseline = baselineTable(suffix);
+            shape = given ? Shape.read(pool, table) : prepare(pool, suffix);
+        }
+
+        static String idemTable(String suffix) {
+            return "idem_bench_" + suffix;
+        }
+
+        static String baselineTable(String suffix) {
+            return "idem_bench_base_" + suffix;
+        }
+
+        /**
+         * Makes a trial's two tables, alike: both from the store's own DDL, autovacuum off for each (so no vacuum
+         * starts in one trial and not in another), the replayed keys completed through {@code @Idempotent} in Idem's
+         * table and their rows copied to the baseline's; then a checkpoint, so that every trial starts with no dirty
+         * page and pays the first change of each page after a checkpoint (a full-page image in the WAL) alike.
+         *
+         * @return the shape of Idem's rows, for the baseline's
+         */
+        static Shape prepare(DataSource pool, String suffix) throws SQLException {
+            String table = idemTable(suffix);
+            String baseline = baselineTable(suffix);
+            for (String t : new String[] {table, baseline}) {
+                JdbcIdempotencyStore.builder(pool).table(t).createTable(true).build().close();
+            }
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                for (String t : new String[] {table, baseline}) {
+                    s.execute("ALTER TABLE " + t + " SET (autovacuum_enabled = off, toast.autovacuum_enabled = off)");
+                }
+            }
+            // The replayed keys are completed by an engine of their own, so the measured engines know them only
+            // from the store (the results an engine ran itself it keeps by its own clock).
+            WeavingCheck.requireWoven(Orders.class);
+            Orders orders = new Orders();
+            try (IdemEngine completing = Engine.engine(table, pool, Clock.systemUTC())) {
+                Idem.install(completing);
+                for (int i = 0; i < REPLAY_KEYS; i++) {
+                    orders.place("replayed-" + i);
+                }
+            }
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                s.execute("INSERT INTO " + baseline + " SELECT * FROM " + table);
+                PgActivity.checkpoint(c);
+            }
+            return Shape.read(pool, table);
+        }
+
+        /** Drops a trial's tables and their token counters. */
+        static void drop(DataSource pool, String suffix) throws SQLException {
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                for (String t : new String[] {idemTable(suffix), baselineTable(suffix)}) {
+                    s.execute("DROP TABLE IF EXISTS " + t);
+                    s.execute("DROP SEQUENCE IF EXISTS " + t + "_tokens");
+                }
             }
         }
 
         @TearDown(Level.Trial)
         public void close() throws SQLException {
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                for (String t : new String[] {table, baseline}) {
-                    s.execute("DROP TABLE IF EXISTS " + t);
-                    s.execute("DROP SEQUENCE IF EXISTS " + t + "_tokens");
+            try {
+                if (!given) {
+                    drop(pool, table.substring(idemTable("").length()));
                 }
             } finally {
                 pool.close();
@@ -140,29 +221,22 @@ public class JdbcStoreBenchmarks {
         IdemEngine engine;
 
         /**
-         * Completes the replayed keys and installs this state's engine. An engine installed before stays open: its
-         * owner closes it (so {@link #countStatements} can switch between two engines).
+         * Installs this state's engine (the replayed keys were completed when the tables were prepared). An engine
+         * installed before stays open: its owner closes it (so {@link #countStatements} can switch between two
+         * engines).
          */
         void install(Database db, DataSource dataSource, Clock clock) {
             WeavingCheck.requireWoven(Orders.class);
-            // The replayed keys are completed by an engine of their own, so the measured engine knows them only
-            // from the store (the results an engine ran itself it keeps by its own clock).
-            IdemEngine completing = engine(db, dataSource, Clock.systemUTC());
-            Idem.install(completing);
-            for (int i = 0; i < REPLAY_KEYS; i++) {
-                orders.place("replayed-" + i);
-            }
-            engine = engine(db, dataSource, clock);
+            engine = engine(db.table, dataSource, clock);
             Idem.install(engine);
-            completing.close();
         }
 
         /**
          * An engine over a jdbc store on {@code dataSource}; a clock other than the JVM's sees the store
          * {@linkplain StoreWithoutItsTime without its time}, so that the results it keeps count by that clock.
          */
-        private static IdemEngine engine(Database db, DataSource dataSource, Clock clock) {
-            IdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).table(db.table).build();
+        static IdemEngine engine(String table, DataSource dataSource, Clock clock) {
+            IdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).table(table).build();
             if (!clock.equals(Clock.systemUTC())) {
                 store = new StoreWithoutItsTime(store);
             }
@@ -200,19 +274,43 @@ public class JdbcStoreBenchmarks {
     @State(Scope.Thread)
     public static class Keys {
         String prefix;
+        /** 16 hex digits unique to the thread, the start of the hash part of its baseline keys. */
+        String hex;
         long next;
 
         @Setup(Level.Trial)
         public void open(Database db) {
             prefix = "t" + db.threads.incrementAndGet() + "-" + UUID.randomUUID() + "-";
+            hex = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         }
 
+        /** A new argument of the woven method. */
         String fresh() {
             return prefix + next++;
         }
 
+        /**
+         * A new key for the baseline, as long as Idem's keys: Idem's prefix, then this thread's digits and the
+         * counter's, zero-padded to the length of Idem's hash part.
+         */
+        String shaped(Shape shape) {
+            String n = Long.toHexString(next++);
+            StringBuilder key = new StringBuilder(shape.keyPrefix().length() + shape.hashLength())
+                    .append(shape.keyPrefix()).append(hex);
+            for (int i = hex.length() + n.length(); i < shape.hashLength(); i++) {
+                key.append('0');
+            }
+            return key.append(n).toString();
+        }
+
+        /** The argument of a replayed call. */
         String replayed() {
-            return "replayed-" + (next++ % REPLAY_KEYS);
+            return "replayed-" + replayIndex();
+        }
+
+        /** Which replayed key comes next. */
+        int replayIndex() {
+            return (int) (next++ % REPLAY_KEYS);
         }
     }
 
@@ -233,16 +331,19 @@ public class JdbcStoreBenchmarks {
 
     @Benchmark
     public int baselineFresh(Database db, Keys keys) throws SQLException {
-        return baselineFresh(db.pool, db.baseline, keys.fresh());
+        return baselineFresh(db.pool, db.baseline, db.shape, keys.shaped(db.shape));
     }
 
     @Benchmark
     public int baselineReplay(Database db, Keys keys) throws SQLException {
-        return baselineReplay(db.pool, db.baseline, keys.replayed());
+        return baselineReplay(db.pool, db.baseline, db.shape.replayKeys()[keys.replayIndex()]);
     }
 
-    /** INSERT ... ON CONFLICT DO NOTHING, then UPDATE of the same row: each a statement on a borrowed connection. */
-    static int baselineFresh(DataSource pool, String table, String key) throws SQLException {
+    /**
+     * INSERT ... ON CONFLICT DO NOTHING, then UPDATE of the same row: each a statement on a borrowed connection. The
+     * values have the lengths of Idem's ({@code shape}), so the rows, their index entries and their log records do.
+     */
+    static int baselineFresh(DataSource pool, String table, Shape shape, String key) throws SQLException {
         byte[] hash = sha256(key);
         long now = System.currentTimeMillis();
         int n;
@@ -252,8 +353,8 @@ public class JdbcStoreBenchmarks {
                      + " ?, ?, 1, ?, ?) ON CONFLICT (key_hash) DO NOTHING")) {
             ps.setBytes(1, hash);
             ps.setString(2, key);
-            ps.setString(3, PAYLOAD_HASH);
-            ps.setString(4, "bench-owner");
+            ps.setString(3, shape.payloadHash());
+            ps.setString(4, shape.owner());
             ps.setLong(5, now);
             ps.setLong(6, now + 30_000);
             n = ps.executeUpdate();
@@ -264,7 +365,7 @@ public class JdbcStoreBenchmarks {
                      + " AND state = 'IN_PROGRESS'")) {
             ps.setLong(1, now);
             ps.setLong(2, now + 3_600_000);
-            ps.setBytes(3, RESULT);
+            ps.setBytes(3, shape.result());
             ps.setBytes(4, hash);
             ps.setLong(5, 1);
             return n + ps.executeUpdate();
@@ -287,15 +388,27 @@ public class JdbcStoreBenchmarks {
         }
     }
 
+    /** SHA-256 of the key's UTF-8 bytes, as the store hashes (a clone of one digest, as the store's). */
     private static byte[] sha256(String key) {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            return ((MessageDigest) SHA_256.clone()).digest(key.getBytes(StandardCharsets.UTF_8));
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static final MessageDigest SHA_256;
+
+    static {
+        try {
+            SHA_256 = MessageDigest.getInstance("SHA-256");
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    static HikariDataSource pool(int size) {
+    /** The PostgreSQL to run against: {@code IDEM_BENCH_POSTGRES_URL}, else {@code IDEM_TEST_POSTGRES_URL}. */
+    static String url() {
         String url = System.getenv("IDEM_BENCH_POSTGRES_URL");
         if (url == null || url.isBlank()) {
             url = System.getenv("IDEM_TEST_POSTGRES_URL");
@@ -304,11 +417,17 @@ public class JdbcStoreBenchmarks {
             throw new IllegalStateException("set IDEM_BENCH_POSTGRES_URL (or IDEM_TEST_POSTGRES_URL) to a PostgreSQL"
                     + " JDBC URL, such as jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         }
+        return url;
+    }
+
+    static HikariDataSource pool(int size) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
+        config.setJdbcUrl(url());
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(size);
         config.setPoolName("idem-bench");
+        // PgActivity finds the pool's backends by this name.
+        config.addDataSourceProperty("ApplicationName", PgActivity.APPLICATION);
         return new HikariDataSource(config);
     }
 
@@ -323,9 +442,10 @@ public class JdbcStoreBenchmarks {
         int calls = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         for (Map.Entry<String, Cost> count : countStatements(calls).entrySet()) {
             Cost cost = count.getValue();
-            System.out.printf(Locale.ROOT, "%-62s %.3f statements, CPU per call: server %.0f us, client %.0f us"
-                    + " (over %d calls)%n", count.getKey(), cost.statements(), cost.serverMicros(),
-                    cost.clientMicros(), calls);
+            System.out.printf(Locale.ROOT, "%-62s %.3f statements, CPU per call: server %.0f us (user %.0f),"
+                            + " client %.0f us (user %.0f), calling thread %.0f us (user %.0f) (over %d calls)%n",
+                    count.getKey(), cost.statements(), cost.serverMicros(), cost.serverUserMicros(),
+                    cost.clientMicros(), cost.clientUserMicros(), cost.threadMicros(), cost.threadUserMicros(), calls);
         }
     }
 
@@ -339,15 +459,23 @@ public class JdbcStoreBenchmarks {
     static final int ROUNDS = 10;
 
     /**
-     * What one call costs: statements (round trips); the CPU time the server's backend spent on them in microseconds
-     * (NaN when the server's process cannot be read, as when it runs on another machine); and the CPU time of the
-     * whole client JVM (every thread: the caller, the pool's, the garbage collector's, the compiler's) in
-     * microseconds.
+     * What one call costs, CPU in microseconds: statements (round trips); the CPU time the server's backend spent on
+     * them, user + system and user only (NaN when the server's process cannot be read, as when it runs on another
+     * machine); the CPU time of the whole client JVM (every thread: the caller, the pool's, the garbage collector's,
+     * the compiler's), user + system and user only (NaN where {@code /proc/self/stat} is not readable); and the
+     * calling thread's alone, user + system and user only. User time is what the code itself runs; system time is
+     * mostly the sockets' (a round trip's send and receive), alike for two calls of as many round trips.
      */
-    record Cost(double statements, double serverMicros, double clientMicros) {
+    record Cost(double statements, double serverMicros, double serverUserMicros, double clientMicros,
+                double clientUserMicros, double threadMicros, double threadUserMicros) {
         /** Server and client CPU together: what a call costs the machine's cores when both run on it. */
         double totalMicros() {
             return serverMicros + clientMicros;
+        }
+
+        /** Server and client user time together: the code's own work, without the sockets' system time. */
+        double totalUserMicros() {
+            return serverUserMicros + clientUserMicros;
         }
     }
 
@@ -377,8 +505,10 @@ public class JdbcStoreBenchmarks {
             kinds.put(REPLAY_FROM_STORE, new Kind(fromStore.engine, () -> fromStore.orders.place(keys.replayed())));
             // The held engine holds a replayed key once it replayed it: the warm-up replays each (at least 200 calls).
             kinds.put(REPLAY_HELD, new Kind(held.engine, () -> held.orders.place(keys.replayed())));
-            kinds.put(BASELINE_FRESH, new Kind(null, () -> baselineFresh(counting, db.baseline, keys.fresh())));
-            kinds.put(BASELINE_REPLAY, new Kind(null, () -> baselineReplay(counting, db.baseline, keys.replayed())));
+            kinds.put(BASELINE_FRESH, new Kind(null,
+                    () -> baselineFresh(counting, db.baseline, db.shape, keys.shaped(db.shape))));
+            kinds.put(BASELINE_REPLAY, new Kind(null,
+                    () -> baselineReplay(counting, db.baseline, db.shape.replayKeys()[keys.replayIndex()])));
             int share = Math.max(1, calls / ROUNDS);
             // A warm-up of half the calls of each kind, in turns, so that the JIT compiler's threads are mostly done
             // before the client's CPU is counted (they count in the process's CPU time).
@@ -388,7 +518,7 @@ public class JdbcStoreBenchmarks {
                 }
             }
             Map<String, long[]> totals = new LinkedHashMap<>();
-            kinds.keySet().forEach(kind -> totals.put(kind, new long[3]));
+            kinds.keySet().forEach(kind -> totals.put(kind, new long[Kind.MEASURES]));
             for (int round = 0; round < ROUNDS; round++) {
                 for (Map.Entry<String, Kind> kind : kinds.entrySet()) {
                     long[] one = kind.getValue().measure(counting, cpu, share);
@@ -400,14 +530,20 @@ public class JdbcStoreBenchmarks {
             }
             Map<String, Cost> perCall = new LinkedHashMap<>();
             double counted = (double) share * ROUNDS;
-            totals.forEach((kind, t) -> perCall.put(kind, new Cost(t[0] / counted,
-                    t[1] < 0 ? Double.NaN : t[1] / counted, t[2] / 1_000.0 / counted)));
+            // statements; server µs, user µs; client ns, user µs; thread ns, user ns (-1: unreadable)
+            totals.forEach((kind, t) -> perCall.put(kind, new Cost(t[0] / counted, perCall(t[1], 1, counted),
+                    perCall(t[2], 1, counted), perCall(t[3], 1_000, counted), perCall(t[4], 1, counted),
+                    perCall(t[5], 1_000, counted), perCall(t[6], 1_000, counted))));
             return perCall;
         } finally {
             held.close();
             fromStore.close();
             db.close();
         }
+    }
+
+    private static double perCall(long total, double perMicro, double calls) {
+        return total < 0 ? Double.NaN : total / perMicro / calls;
     }
 
     @FunctionalInterface
@@ -417,26 +553,43 @@ public class JdbcStoreBenchmarks {
 
     /** A kind of call, and the engine it goes through (null for the baselines, which use none). */
     private record Kind(IdemEngine engine, Call call) {
+        /** How many numbers {@link #measure} returns. */
+        static final int MEASURES = 7;
+
         /**
-         * Statements, server CPU (µs, -1 when unreadable) and client CPU (ns) of {@code calls} calls, with this kind's
-         * engine installed first.
+         * Of {@code calls} calls, with this kind's engine installed first: statements; the server's CPU and its user
+         * time (µs, -1 when unreadable); the client's CPU (ns) and its user time (µs, -1 when unreadable); the calling
+         * thread's CPU and user time (ns).
          */
         long[] measure(CountingDataSource counting, BackendCpu cpu, int calls) throws Exception {
             if (engine != null) {
                 Idem.install(engine);
             }
             long statements = counting.executed();
-            long server = cpu.micros();
-            long client = processCpuNanos();
+            long[] server = cpu.micros();
+            long[] client = ProcessCpu.SELF.micros();
+            long clientCpu = processCpuNanos();
+            long thread = THREADS.getCurrentThreadCpuTime();
+            long threadUser = THREADS.getCurrentThreadUserTime();
             for (int i = 0; i < calls; i++) {
                 call.run();
             }
-            long clientAfter = processCpuNanos();
-            long serverAfter = cpu.micros();
-            return new long[] {counting.executed() - statements,
-                    server < 0 || serverAfter < 0 ? -1 : serverAfter - server, clientAfter - client};
+            long threadUserAfter = THREADS.getCurrentThreadUserTime();
+            long threadAfter = THREADS.getCurrentThreadCpuTime();
+            long clientCpuAfter = processCpuNanos();
+            long[] clientAfter = ProcessCpu.SELF.micros();
+            long[] serverAfter = cpu.micros();
+            return new long[] {counting.executed() - statements, difference(server, serverAfter, 0),
+                    difference(server, serverAfter, 1), clientCpuAfter - clientCpu,
+                    difference(client, clientAfter, 1), threadAfter - thread, threadUserAfter - threadUser};
+        }
+
+        private static long difference(long[] before, long[] after, int which) {
+            return before == null || after == null ? -1 : after[which] - before[which];
         }
     }
+
+    private static final java.lang.management.ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /** This JVM's CPU time so far, every thread, in nanoseconds. */
     private static long processCpuNanos() {
@@ -444,28 +597,40 @@ public class JdbcStoreBenchmarks {
                 .getProcessCpuTime();
     }
 
+    /** A process's CPU time from {@code /proc/<pid>/stat}, where this machine has it. */
+    private record ProcessCpu(Path stat) {
+        private static final long MICROS_PER_TICK = 10_000; // USER_HZ is 100 on Linux
+        static final ProcessCpu SELF = new ProcessCpu(Path.of("/proc/self/stat"));
+
+        /** User + system and user CPU so far, in microseconds (10 ms steps); null when unreadable. */
+        long[] micros() {
+            try {
+                String text = Files.readString(stat);
+                String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+                long user = Long.parseLong(fields[11]);
+                long system = Long.parseLong(fields[12]);
+                return new long[] {(user + system) * MICROS_PER_TICK, user * MICROS_PER_TICK};
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
+        }
+    }
+
     /** The CPU time of the one backend behind a pool of one connection, when its process is readable here. */
     private static final class BackendCpu {
-        private static final long MICROS_PER_TICK = 10_000; // USER_HZ is 100 on Linux
-        private final Path stat;
+        private final ProcessCpu process;
 
         BackendCpu(DataSource pool) throws SQLException {
             try (Connection c = pool.getConnection(); Statement s = c.createStatement();
                  ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
                 rs.next();
-                stat = Path.of("/proc", Integer.toString(rs.getInt(1)), "stat");
+                process = new ProcessCpu(Path.of("/proc", Integer.toString(rs.getInt(1)), "stat"));
             }
         }
 
-        /** User + system CPU of the backend so far, in microseconds (10 ms steps); -1 when unreadable. */
-        long micros() {
-            try {
-                String text = Files.readString(stat);
-                String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
-                return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * MICROS_PER_TICK;
-            } catch (IOException | RuntimeException e) {
-                return -1;
-            }
+        /** User + system and user CPU of the backend so far, in microseconds (10 ms steps); null when unreadable. */
+        long[] micros() {
+            return process.micros();
         }
     }
 }

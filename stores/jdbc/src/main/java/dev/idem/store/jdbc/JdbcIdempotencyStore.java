@@ -77,6 +77,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final String COLUMNS = "idem_key, state, payload_hash, owner, fencing_token, started_at, "
             + "lease_until, completed_at, expires_at, result";
     private static final String ROW_COLUMNS = "r." + COLUMNS.replace(", ", ", r.");
+    /** Never used itself: {@link #sha256()} clones it (null where the provider's digests cannot be cloned). */
+    @Nullable
+    private static final MessageDigest SHA_256 = cloneablePrototype();
     /** The columns and the JDBC types each may have, checked at start. */
     private static final Map<String, Set<Integer>> SHAPE = new LinkedHashMap<>();
 
@@ -122,6 +125,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** MariaDB's and H2's read of the key's row, drawing a token only when the record is absent or claimable. */
     @Nullable
     private final String readWithToken;
+    /** The finishing updates, completed and failed: built once, as every statement the store runs per call. */
+    private final String complete;
+    private final String fail;
     private volatile boolean closed;
 
     private JdbcIdempotencyStore(Builder b) {
@@ -191,6 +197,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaimLocking(table, now, nextToken) : null;
         this.readWithToken = dialect != Dialect.POSTGRESQL && nextToken != null
                 ? readDrawingATokenIfClaimable(table, now, nextToken) : null;
+        this.complete = finishing(table, now, RecordState.COMPLETED);
+        this.fail = finishing(table, now, RecordState.FAILED);
         this.sweepBatchSize = b.sweepBatchSize;
         this.sweeper = b.sweepInterval == null ? null
                 : new ExpiredRowSweeper(table, b.sweepInterval, sweepBatchSize, this::deleteExpiredBatch);
@@ -746,9 +754,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             throws SQLException {
         long ttlMillis = ttl.toMillis();
         long jitter = Duration.between(Instant.EPOCH.plus(ttl), TtlJitter.expiresAt(Instant.EPOCH, ttl)).toMillis();
-        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET state = '" + state.name()
-                + "', completed_at = " + now + ", expires_at = " + now + " + ?, result = ? WHERE key_hash = ?"
-                + " AND fencing_token = ? AND state = 'IN_PROGRESS'")) {
+        try (PreparedStatement ps = c.prepareStatement(state == RecordState.COMPLETED ? complete : fail)) {
             long offset = offsetMillis.getAsLong();
             ps.setLong(1, offset);
             ps.setLong(2, offset);
@@ -758,6 +764,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setLong(6, fencingToken);
             return ps.executeUpdate() == 1;
         }
+    }
+
+    /**
+     * The update finishing a claim in {@code state}. Parameters: the time offset twice, the time to live, the encoded
+     * result, the key hash, the fencing token.
+     */
+    private static String finishing(String table, String now, RecordState state) {
+        return "UPDATE " + table + " SET state = '" + state.name() + "', completed_at = " + now + ", expires_at = "
+                + now + " + ?, result = ? WHERE key_hash = ? AND fencing_token = ? AND state = 'IN_PROGRESS'";
     }
 
     @Override
@@ -975,9 +990,25 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 || e.getErrorCode() == 1555 || e.getErrorCode() == 2067; // SQLite: primary key, unique
     }
 
+    /** The key's row identity: SHA-256 of its UTF-8 bytes. */
     static byte[] hash(String key) {
+        return sha256().digest(key.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * A fresh SHA-256 digest, cloned from {@link #SHA_256} where the provider allows (the JDK's does): a clone copies
+     * a small state, where {@code MessageDigest.getInstance} searches the security providers on every call.
+     */
+    private static MessageDigest sha256() {
+        if (SHA_256 != null) {
+            try {
+                return (MessageDigest) SHA_256.clone();
+            } catch (CloneNotSupportedException e) {
+                // a provider whose digests do not clone: look one up, as below
+            }
+        }
         try {
-            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM has SHA-256", e);
         }
@@ -1018,6 +1049,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     + " of table " + table + " is missing or unusable (" + e.getMessage() + "); create it with the"
                     + " DDL in the README (or the resource dev/idem/store/jdbc/"
                     + dialect.name().toLowerCase(Locale.ROOT) + ".sql), or set idem.jdbc.createTable=true", e);
+        }
+    }
+
+    @Nullable
+    private static MessageDigest cloneablePrototype() {
+        try {
+            MessageDigest prototype = MessageDigest.getInstance("SHA-256");
+            prototype.clone();
+            return prototype;
+        } catch (NoSuchAlgorithmException | CloneNotSupportedException e) {
+            return null;
         }
     }
 
