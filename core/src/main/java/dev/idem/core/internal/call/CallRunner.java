@@ -115,12 +115,10 @@ public final class CallRunner implements AutoCloseable {
             }
             LocalResults.Entry hit = local.lookup(plan.id, key);
             if (hit != null) {
-                if (!plan.payloadSameAsKey
-                        && !plan.samePayload(hit.payloadDigest, plan.payloadDigest(encoder, args))) {
+                if (!storedBySamePayload(plan, hit, encoder, args)) {
                     throw conflict(plan, key.toString());
                 }
-                events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
-                return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
+                return replayed(plan, key, hit);
             }
             payload = handedPayload != null ? handedPayload : plan.payloadDigest(encoder, args);
         } finally {
@@ -201,17 +199,24 @@ public final class CallRunner implements AutoCloseable {
                 }
                 return notKept;
             }
-            if (!plan.payloadSameAsKey
-                    && !plan.samePayload(hit.payloadDigest, plan.payloadDigest(encoder, args))) {
-                return notKept;
-            }
-            if (events.hasListeners()) { // REPLAYED is never logged: with no listener there is nothing to do
-                events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
-            }
-            return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
+            return storedBySamePayload(plan, hit, encoder, args) ? replayed(plan, key, hit) : notKept;
         } catch (RuntimeException e) {
             return notKept; // the full path derives the key again and reports what went wrong, as it always has
         }
+    }
+
+    /** Whether {@code hit} was stored by a call with this call's payload (else the call is a conflict). */
+    private static boolean storedBySamePayload(OperationPlan plan, LocalResults.Entry hit, CanonicalEncoder encoder,
+                                               Object[] args) {
+        return plan.payloadSameAsKey || plan.samePayload(hit.payloadDigest, plan.payloadDigest(encoder, args));
+    }
+
+    /** {@code hit}'s result, answered as a replay from this JVM's results (a completed future for a future). */
+    private Object replayed(OperationPlan plan, Object key, LocalResults.Entry hit) {
+        if (events.hasListeners()) { // REPLAYED is never logged: with no listener there is nothing to do
+            events.emit(IdempotencyEventType.REPLAYED, plan.operation, key, 0, "from this JVM's results");
+        }
+        return plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(hit.value) : hit.value;
     }
 
     /** Drops what this engine keeps for a plan that was replaced (its class was reloaded). */

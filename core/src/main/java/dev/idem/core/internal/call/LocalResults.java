@@ -75,8 +75,7 @@ final class LocalResults {
         if (entry == null || entry.planId != planId) {
             return null;
         }
-        long now = clock.millis();
-        if (now >= entry.expiresAtMillis || now >= entry.supersedeAtMillis) {
+        if (!countsNow(entry)) {
             entries.asMap().remove(key, entry);
             return null;
         }
@@ -92,8 +91,13 @@ final class LocalResults {
         if (entry == null || entry.planId != planId) {
             return null;
         }
+        return countsNow(entry) ? entry : null;
+    }
+
+    /** Whether {@code entry} still counts on the clock read now: not expired, within its window. */
+    private boolean countsNow(Entry entry) {
         long now = clock.millis();
-        return now >= entry.expiresAtMillis || now >= entry.supersedeAtMillis ? null : entry;
+        return now < entry.expiresAtMillis && now < entry.supersedeAtMillis;
     }
 
     void put(CallKey key, Entry entry) {

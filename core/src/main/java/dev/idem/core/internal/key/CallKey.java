@@ -43,7 +43,22 @@ public final class CallKey {
             return false;
         }
         CallKey other = (CallKey) o;
-        return hi == other.hi && lo == other.lo && scope.equals(other.scope);
+        return sameIdentity(hi, lo, scope, other.hi, other.lo, other.scope);
+    }
+
+    /** The identity a key and a probe share: the 128-bit hash and the rendered scope. */
+    private static boolean sameIdentity(long hi, long lo, String scope, long otherHi, long otherLo, String otherScope) {
+        return hi == otherHi && lo == otherLo && scope.equals(otherScope);
+    }
+
+    /** The hash a key and a probe of the same identity share. */
+    private static int hash(long hi, String scope) {
+        return (int) (hi ^ (hi >>> 32)) * 31 + scope.hashCode();
+    }
+
+    /** The full key as stored: the prefix ({@link #keyPrefix(String, String)} when not given) and the hash in hex. */
+    private static String text(String namespace, String scope, long hi, long lo, String keyPrefix) {
+        return Sha256.hex128(keyPrefix != null ? keyPrefix : keyPrefix(namespace, scope), hi, lo);
     }
 
     /** Equality across engines too: the same call in the same namespace. */
@@ -53,7 +68,7 @@ public final class CallKey {
 
     @Override
     public int hashCode() {
-        return (int) (hi ^ (hi >>> 32)) * 31 + scope.hashCode();
+        return hash(hi, scope);
     }
 
     /** The full key as stored. */
@@ -61,7 +76,7 @@ public final class CallKey {
     public String toString() {
         String t = text;
         if (t == null) {
-            t = Sha256.hex128(keyPrefix != null ? keyPrefix : keyPrefix(namespace, scope), hi, lo);
+            t = text(namespace, scope, hi, lo, keyPrefix);
             text = t;
         }
         return t;
@@ -131,24 +146,24 @@ public final class CallKey {
         public boolean equals(Object o) {
             if (o instanceof CallKey) {
                 CallKey other = (CallKey) o;
-                return hi == other.hi && lo == other.lo && scope.equals(other.scope);
+                return sameIdentity(hi, lo, scope, other.hi, other.lo, other.scope);
             }
             if (o instanceof Probe) {
                 Probe other = (Probe) o;
-                return hi == other.hi && lo == other.lo && scope.equals(other.scope);
+                return sameIdentity(hi, lo, scope, other.hi, other.lo, other.scope);
             }
             return false;
         }
 
         @Override
         public int hashCode() {
-            return (int) (hi ^ (hi >>> 32)) * 31 + scope.hashCode();
+            return hash(hi, scope);
         }
 
         /** The full key as stored, as {@link CallKey#toString()} gives it (built at every call: for events only). */
         @Override
         public String toString() {
-            return Sha256.hex128(keyPrefix != null ? keyPrefix : keyPrefix(namespace, scope), hi, lo);
+            return text(namespace, scope, hi, lo, keyPrefix);
         }
     }
 }

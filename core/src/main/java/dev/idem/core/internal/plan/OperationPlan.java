@@ -113,8 +113,7 @@ public final class OperationPlan {
     public CallKey identify(CanonicalEncoder encoder, Object[] args, long nowMillis) {
         String renderedScope = renderScope(args);
         byte[] digest = keyDigest(encoder, args, nowMillis);
-        return new CallKey(namespace, renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8),
-                literalKeyPrefix);
+        return callKey(renderedScope, Sha256.readLong(digest, 0), Sha256.readLong(digest, 8));
     }
 
     /** The key of this operation with {@code scope} and hash {@code hi}, {@code lo}, as {@link #identify} makes it. */
