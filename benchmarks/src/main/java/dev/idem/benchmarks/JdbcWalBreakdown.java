@@ -89,16 +89,9 @@ public final class JdbcWalBreakdown {
 
     /** The WAL insert positions before and after {@code work}. */
     private static String[] range(Connection c, Work work) throws Exception {
-        String start = position(c);
+        String start = PgActivity.read(c).walPosition();
         work.run();
-        return new String[] {start, position(c)};
-    }
-
-    private static String position(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_wal_insert_lsn()")) {
-            rs.next();
-            return rs.getString(1);
-        }
+        return new String[] {start, PgActivity.read(c).walPosition()};
     }
 
     private static String setting(Connection c, String name) throws SQLException {
@@ -111,12 +104,7 @@ public final class JdbcWalBreakdown {
 
     private static void report(String name, String[] range, int calls, Connection c, Path walDir, String waldump)
             throws SQLException, IOException, InterruptedException {
-        long bytes;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_wal_lsn_diff('" + range[1]
-                + "', '" + range[0] + "')::bigint")) {
-            rs.next();
-            bytes = rs.getLong(1);
-        }
+        long bytes = PgActivity.walBytes(c, range[0], range[1]);
         System.out.printf(Locale.ROOT, "%s: %d calls, %d WAL bytes, %.0f per call (%s .. %s)%n", name, calls, bytes,
                 (double) bytes / calls, range[0], range[1]);
         if (!Files.isDirectory(walDir)) {

@@ -57,13 +57,19 @@ final class PgActivity {
 
     static Delta since(Connection c, Counters before) throws SQLException {
         Counters after = read(c);
+        return new Delta(after.checkpoints() - before.checkpoints(),
+                walBytes(c, before.walPosition(), after.walPosition()),
+                after.fullPageImages() - before.fullPageImages());
+    }
+
+    /** The WAL bytes between two insert positions ({@link Counters#walPosition()}). */
+    static long walBytes(Connection c, String from, String to) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_wal_lsn_diff(?::pg_lsn, ?::pg_lsn)::bigint")) {
-            ps.setString(1, after.walPosition());
-            ps.setString(2, before.walPosition());
+            ps.setString(1, to);
+            ps.setString(2, from);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return new Delta(after.checkpoints() - before.checkpoints(), rs.getLong(1),
-                        after.fullPageImages() - before.fullPageImages());
+                return rs.getLong(1);
             }
         }
     }
