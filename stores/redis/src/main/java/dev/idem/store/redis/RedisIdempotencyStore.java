@@ -550,10 +550,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         if (token < 0 || token > 9_999_999_999_999_999L) {
             return bytes("-");
         }
-        byte[] owned = new byte[17];
+        byte[] owned = new byte[Scripts.TOKEN_AT + Scripts.TOKEN_DIGITS];
         owned[0] = IN_PROGRESS;
         long rest = token;
-        for (int i = 16; i >= 1; i--) {
+        for (int i = owned.length - 1; i >= Scripts.TOKEN_AT; i--) {
             owned[i] = (byte) ('0' + rest % 10);
             rest /= 10;
         }
@@ -733,11 +733,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             default -> throw new IllegalArgumentException("no state " + (char) raw[0]);
         };
         boolean finished = state != RecordState.IN_PROGRESS;
-        return new IdempotencyRecord(key, state, payloadHash, owner, digits(raw, 1, 16),
-                Instant.ofEpochMilli(digits(raw, 17, 13)), Instant.ofEpochMilli(digits(raw, 30, 13)),
-                finished ? Instant.ofEpochMilli(digits(raw, 43, 13)) : null,
-                finished ? Instant.ofEpochMilli(digits(raw, 56, 13)) : null,
+        return new IdempotencyRecord(key, state, payloadHash, owner,
+                digits(raw, Scripts.TOKEN_AT, Scripts.TOKEN_DIGITS), time(raw, Scripts.STARTED_AT),
+                time(raw, Scripts.LEASE_UNTIL_AT), finished ? time(raw, Scripts.COMPLETED_AT) : null,
+                finished ? time(raw, Scripts.EXPIRES_AT) : null,
                 finished ? Arrays.copyOfRange(raw, at, raw.length) : null);
+    }
+
+    /** The time in the header of {@code raw} at {@code from}. */
+    private static Instant time(byte[] raw, int from) {
+        return Instant.ofEpochMilli(digits(raw, from, Scripts.TIME_DIGITS));
     }
 
     /** The decimal number in {@code length} bytes of {@code raw} from {@code from}. */

@@ -81,6 +81,15 @@ final class Scripts {
     private Scripts() {
     }
 
+    /** Where the header's fields start (0-based; the scripts' {@code string.sub} counts from 1), as the table above. */
+    static final int TOKEN_AT = 1;
+    static final int STARTED_AT = 17;
+    static final int LEASE_UNTIL_AT = 30;
+    static final int COMPLETED_AT = 43;
+    static final int EXPIRES_AT = 56;
+    /** The digits of a token and of a time in the header. */
+    static final int TOKEN_DIGITS = 16;
+    static final int TIME_DIGITS = 13;
     /** The header's length in bytes; the variable fields start after it. */
     static final int HEADER = 69;
 
