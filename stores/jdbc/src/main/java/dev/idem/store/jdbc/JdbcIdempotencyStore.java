@@ -77,9 +77,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final String COLUMNS = "idem_key, state, payload_hash, owner, fencing_token, started_at, "
             + "lease_until, completed_at, expires_at, result";
     private static final String ROW_COLUMNS = "r." + COLUMNS.replace(", ", ", r.");
-    /** Never used itself: {@link #sha256()} clones it (null where the provider's digests cannot be cloned). */
-    @Nullable
-    private static final MessageDigest SHA_256 = cloneablePrototype();
+    /** Each thread's key hasher: its own digest, and the last key it hashed (see {@link KeyHasher}). */
+    private static final ThreadLocal<KeyHasher> HASHER = ThreadLocal.withInitial(KeyHasher::new);
     /** The columns and the JDBC types each may have, checked at start. */
     private static final Map<String, Set<Integer>> SHAPE = new LinkedHashMap<>();
 
@@ -493,7 +492,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * PostgreSQL outside the transactional mode: one statement that reads the key's row and, only when there is none,
-     * inserts it (doing nothing if a concurrent claim inserted it meanwhile). A fresh key and a record the claim cannot
+     * inserts it (a concurrent claim that inserted it meanwhile makes the insert fail on the primary key, and the claim
+     * reads again). A fresh key and a record the claim cannot
      * take (a replay, a caller of an execution in progress) are thus answered in one round trip, and the latter is a
      * plain read: the row is read as of the statement's snapshot without a lock, so no transaction id, no commit record
      * to flush, and no wait on a transaction that holds the row.
@@ -523,13 +523,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setLong(++i, offset);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    return Optional.empty(); // no row as read, and a concurrent claim inserted it first
+                    throw new SQLException("the claim statement returned no row");
                 }
                 long inserted = rs.getLong("inserted");
                 if (!rs.wasNull()) {
                     return Optional.of(new ClaimOutcome.Acquired(inserted, null));
                 }
                 row = Row.read(rs);
+            } catch (SQLException e) {
+                if (isDuplicateKey(e)) {
+                    return Optional.empty(); // no row as read, and a concurrent claim inserted it first: read again
+                }
+                throw e;
             }
         }
         Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
@@ -608,18 +613,24 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * PostgreSQL's claim statement outside the transactional mode (see {@link #claimReadingFirst}): {@code old} reads
      * the key's row, {@code ins} inserts it only when there was none, so a replay draws no token and writes nothing.
      * It returns the row as read with the database's now, or, for an insert, one row with the token in
-     * {@code inserted}, or no row when the insert met a row a concurrent claim inserted. The token is drawn for the
-     * row it writes after the key's row was found absent (so after the deletion of any earlier row was committed),
-     * which makes it larger than any the key had. Parameters: the key hash twice, key, payload hash, owner, the time
-     * offset twice, the lease, the time offset.
+     * {@code inserted}; when the insert meets a row a concurrent claim inserted after this statement's snapshot, the
+     * primary key refuses it (SQLSTATE 23505) and the claim reads again. The token is drawn for the row it writes
+     * after the key's row was found absent (so after the deletion of any earlier row was committed), which makes it
+     * larger than any the key had. Parameters: the key hash twice, key, payload hash, owner, the time offset twice,
+     * the lease, the time offset.
+     *
+     * <p>The insert has no {@code ON CONFLICT DO NOTHING}: {@code old} has just found the key absent, so a conflict
+     * is a race between two first claims of one key, rare, and a plain insert is cheaper on every fresh call (no
+     * speculative insertion: no second probe of the primary key before the insert, no speculative-token lock, no
+     * WAL record confirming the insert). The cost moves to the race's loser: an error its autocommit statement rolls
+     * back (nothing else was in its transaction; the token it drew is skipped) and the server may log.
      */
     private static String pgClaimReadingFirst(String table, String now, String nextToken) {
         // now() is the transaction's start, the same wherever the statement reads it.
         return "WITH old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?),"
                 + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
                 + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", "
-                + now + " + ? WHERE NOT EXISTS (SELECT 1 FROM old)"
-                + " ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token)"
+                + now + " + ? WHERE NOT EXISTS (SELECT 1 FROM old) RETURNING fencing_token)"
                 + " SELECT " + COLUMNS + ", " + now + " AS now_ms, CAST(NULL AS BIGINT) AS inserted FROM old"
                 + " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, fencing_token"
                 + " FROM ins";
@@ -752,13 +763,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Finishes the claim on {@code c}, in whatever transaction it is; {@code encoded} is kept as given. */
     boolean finishOn(Connection c, RecordState state, String key, long fencingToken, byte[] encoded, Duration ttl)
             throws SQLException {
-        long ttlMillis = ttl.toMillis();
-        long jitter = Duration.between(Instant.EPOCH.plus(ttl), TtlJitter.expiresAt(Instant.EPOCH, ttl)).toMillis();
+        // The ttl and its jitter in whole milliseconds: the expiry counted from the epoch, added to the database's now.
+        long keptMillis = TtlJitter.expiresAt(Instant.EPOCH, ttl).toEpochMilli();
         try (PreparedStatement ps = c.prepareStatement(state == RecordState.COMPLETED ? complete : fail)) {
             long offset = offsetMillis.getAsLong();
             ps.setLong(1, offset);
             ps.setLong(2, offset);
-            ps.setLong(3, ttlMillis + jitter);
+            ps.setLong(3, keptMillis);
             ps.setBytes(4, encoded);
             ps.setBytes(5, hash(key));
             ps.setLong(6, fencingToken);
@@ -990,27 +1001,39 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 || e.getErrorCode() == 1555 || e.getErrorCode() == 2067; // SQLite: primary key, unique
     }
 
-    /** The key's row identity: SHA-256 of its UTF-8 bytes. */
+    /**
+     * The key's row identity: SHA-256 of its UTF-8 bytes. Never modified by its callers, which only bind it: the same
+     * array may be handed out again for the same key.
+     */
     static byte[] hash(String key) {
-        return sha256().digest(key.getBytes(StandardCharsets.UTF_8));
+        return HASHER.get().hash(key);
     }
 
     /**
-     * A fresh SHA-256 digest, cloned from {@link #SHA_256} where the provider allows (the JDK's does): a clone copies
-     * a small state, where {@code MessageDigest.getInstance} searches the security providers on every call.
+     * Hashes keys on one thread with a digest of its own (reset by each digest, so no digest is made or cloned per
+     * call), and remembers the last key and its hash: a fresh call's claim and its completion, which run on the same
+     * thread one after the other, hash the key once.
      */
-    private static MessageDigest sha256() {
-        if (SHA_256 != null) {
+    private static final class KeyHasher {
+        private final MessageDigest digest;
+        @Nullable
+        private String lastKey;
+        private byte[] lastHash = new byte[0];
+
+        KeyHasher() {
             try {
-                return (MessageDigest) SHA_256.clone();
-            } catch (CloneNotSupportedException e) {
-                // a provider whose digests do not clone: look one up, as below
+                digest = MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("every JVM has SHA-256", e);
             }
         }
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
+
+        byte[] hash(String key) {
+            if (!key.equals(lastKey)) {
+                lastHash = digest.digest(key.getBytes(StandardCharsets.UTF_8));
+                lastKey = key;
+            }
+            return lastHash;
         }
     }
 
@@ -1049,17 +1072,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     + " of table " + table + " is missing or unusable (" + e.getMessage() + "); create it with the"
                     + " DDL in the README (or the resource dev/idem/store/jdbc/"
                     + dialect.name().toLowerCase(Locale.ROOT) + ".sql), or set idem.jdbc.createTable=true", e);
-        }
-    }
-
-    @Nullable
-    private static MessageDigest cloneablePrototype() {
-        try {
-            MessageDigest prototype = MessageDigest.getInstance("SHA-256");
-            prototype.clone();
-            return prototype;
-        } catch (NoSuchAlgorithmException | CloneNotSupportedException e) {
-            return null;
         }
     }
 

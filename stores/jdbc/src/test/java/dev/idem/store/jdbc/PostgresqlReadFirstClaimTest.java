@@ -186,6 +186,58 @@ class PostgresqlReadFirstClaimTest {
         }
     }
 
+    /**
+     * Inserts the key's row from the holder's open transaction, as a concurrent first claim whose statement has not
+     * committed yet would: a claim that reads the key as absent meanwhile inserts too, and waits on the primary key.
+     *
+     * @return the fencing token of the inserted row
+     */
+    private long insertRowUncommitted(String key) throws SQLException {
+        try (PreparedStatement ps = holder.prepareStatement("INSERT INTO " + table + " (key_hash, idem_key, state,"
+                + " payload_hash, owner, fencing_token, started_at, lease_until) VALUES (?, ?, 'IN_PROGRESS', 'hash',"
+                + " 'holder', nextval('" + Dialect.tokens(table) + "'), 0, 9223372036854775000)"
+                + " RETURNING fencing_token")) {
+            ps.setBytes(1, JdbcIdempotencyStore.hash(key));
+            ps.setString(2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next());
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aFirstClaimThatLosesTheInsertToAConcurrentFirstClaimReadsAgainAndFindsItsRecord() throws Exception {
+        String key = key();
+        long holders = insertRowUncommitted(key);
+
+        // The claim reads the key as absent (the holder's row is not committed), inserts, and waits on the primary
+        // key until the holder's transaction ends; the holder's commit makes its insert fail, and it reads again.
+        Future<ClaimOutcome> claim = caller.submit(() -> store.claim(request(key)));
+        awaitWaitingOnALock();
+        holder.commit();
+        ClaimOutcome.Existing running = assertInstanceOf(ClaimOutcome.Existing.class,
+                claim.get(30, TimeUnit.SECONDS));
+        assertEquals(RecordState.IN_PROGRESS, running.record().state());
+        assertEquals("holder", running.record().owner());
+        assertEquals(holders, running.record().fencingToken());
+    }
+
+    @Test
+    @Timeout(60)
+    void aFirstClaimThatWaitedOnAConcurrentFirstClaimThatRolledBackTakesTheKey() throws Exception {
+        String key = key();
+        long holders = insertRowUncommitted(key);
+
+        Future<ClaimOutcome> claim = caller.submit(() -> store.claim(request(key)));
+        awaitWaitingOnALock();
+        holder.rollback();
+        ClaimOutcome.Acquired acquired = assertInstanceOf(ClaimOutcome.Acquired.class,
+                claim.get(30, TimeUnit.SECONDS));
+        assertTrue(acquired.fencingToken() > holders);
+    }
+
     /** Waits until a backend of this database waits on a lock of the table's row; fails after 30 seconds. */
     private void awaitWaitingOnALock() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
