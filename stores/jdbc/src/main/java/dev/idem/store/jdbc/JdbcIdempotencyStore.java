@@ -77,6 +77,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final String COLUMNS = "idem_key, state, payload_hash, owner, fencing_token, started_at, "
             + "lease_until, completed_at, expires_at, result";
     private static final String ROW_COLUMNS = "r." + COLUMNS.replace(", ", ", r.");
+    /**
+     * Never used itself: each {@link KeyHasher} clones it (null where the provider's digests cannot be cloned), so a
+     * thread's first key (every key, on a virtual thread per call) costs a clone, not a search of the providers.
+     */
+    @Nullable
+    private static final MessageDigest SHA_256 = cloneablePrototype();
     /** Each thread's key hasher: its own digest, and the last key it hashed (see {@link KeyHasher}). */
     private static final ThreadLocal<KeyHasher> HASHER = ThreadLocal.withInitial(KeyHasher::new);
     /** The columns and the JDBC types each may have, checked at start. */
@@ -1021,11 +1027,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private byte[] lastHash = new byte[0];
 
         KeyHasher() {
-            try {
-                digest = MessageDigest.getInstance("SHA-256");
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("every JVM has SHA-256", e);
-            }
+            digest = sha256();
         }
 
         byte[] hash(String key) {
@@ -1034,6 +1036,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 lastKey = key;
             }
             return lastHash;
+        }
+    }
+
+    /** A new SHA-256 digest, cloned from {@link #SHA_256} where the provider allows (the JDK's does). */
+    private static MessageDigest sha256() {
+        if (SHA_256 != null) {
+            try {
+                return (MessageDigest) SHA_256.clone();
+            } catch (CloneNotSupportedException e) {
+                // a provider whose digests do not clone: look one up, as below
+            }
+        }
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
         }
     }
 
@@ -1072,6 +1090,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     + " of table " + table + " is missing or unusable (" + e.getMessage() + "); create it with the"
                     + " DDL in the README (or the resource dev/idem/store/jdbc/"
                     + dialect.name().toLowerCase(Locale.ROOT) + ".sql), or set idem.jdbc.createTable=true", e);
+        }
+    }
+
+    @Nullable
+    private static MessageDigest cloneablePrototype() {
+        try {
+            MessageDigest prototype = MessageDigest.getInstance("SHA-256");
+            prototype.clone();
+            return prototype;
+        } catch (NoSuchAlgorithmException | CloneNotSupportedException e) {
+            return null;
         }
     }
 

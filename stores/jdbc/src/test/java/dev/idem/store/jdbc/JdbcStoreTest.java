@@ -9,7 +9,9 @@ import dev.idem.store.IdempotencyStoreProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -52,6 +55,17 @@ class JdbcStoreTest {
 
     private static ClaimRequest request(String key) {
         return new ClaimRequest(key, "hash", "owner", Duration.ofSeconds(30), Duration.ZERO);
+    }
+
+    @Test
+    void aKeysHashIsItsSha256WhateverTheThreadHashedBefore() throws Exception {
+        // Each thread remembers the last key it hashed: a key hashed again, after another or after an equal key of
+        // another String, still gets its own hash.
+        String[] keys = {"idem:a:b:1", "idem:a:b:2", "idem:a:b:2", "idem:a:b:1", new String("idem:a:b:1"), "", "é€"};
+        for (String key : keys) {
+            byte[] expected = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            assertArrayEquals(expected, JdbcIdempotencyStore.hash(key), key);
+        }
     }
 
     @Test
