@@ -473,13 +473,10 @@ public final class JdbcReport {
                         + " result): the client CPU columns, and the allocation shown above.",
                 "",
                 "**Where Idem's WAL differs from the baseline's.** With rows of the same lengths, record for"
-                        + " record the same but one: per call the heap insert, the index entry, the HOT update of the"
-                        + " row, two commit records, and now and then a page prune or an index split"
-                        + " (`JdbcWalBreakdown`, which splits a run's WAL by record type with"
-                        + " `pg_waldump --stats=record`); the baseline's insert also logs its confirmation"
-                        + " (`INSERT ... ON CONFLICT` inserts speculatively), where Idem's claim, which has just read"
-                        + " the key as absent, inserts plainly (a concurrent first claim that wins makes it fail on the"
-                        + " primary key, and it reads again). Idem adds only its token sequence's"
+                        + " record the same: per call the heap insert and its confirmation (`INSERT ... ON CONFLICT`"
+                        + " inserts speculatively), the index entry, the HOT update of the row, two commit records, and"
+                        + " now and then a page prune or an index split (`JdbcWalBreakdown`, which splits a run's WAL"
+                        + " by record type with `pg_waldump --stats=record`). Idem adds only its token sequence's"
                         + " record, one per 32 tokens (PostgreSQL logs a sequence 32 values ahead; about 3 bytes per"
                         + " call), and the sequence page's full-page image once after each checkpoint. When the"
                         + " baseline wrote shorter values (its own key of about 45 characters against Idem's 60, an"

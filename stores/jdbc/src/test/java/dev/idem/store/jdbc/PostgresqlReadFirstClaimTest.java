@@ -213,7 +213,8 @@ class PostgresqlReadFirstClaimTest {
         long holders = insertRowUncommitted(key);
 
         // The claim reads the key as absent (the holder's row is not committed), inserts, and waits on the primary
-        // key until the holder's transaction ends; the holder's commit makes its insert fail, and it reads again.
+        // key until the holder's transaction ends; after the holder's commit its insert does nothing (ON CONFLICT),
+        // and it reads again.
         Future<ClaimOutcome> claim = caller.submit(() -> store.claim(request(key)));
         awaitWaitingOnALock();
         holder.commit();
