@@ -119,6 +119,11 @@ public final class Report {
         goal(md, "agent replay / compile-time replay <= 1.10",
                 ratio(rows, "AgentBenchmarks.agentReplay", "AgentBenchmarks.ctwReplay"), r -> r <= 1.10);
         md.append('\n');
+        md.append("The replay's goals compare scores a few nanoseconds apart, so `floor`, `floorWithClock` and"
+                + " `idemReplay` come from a run of their own within the command: those three alone, in forks of"
+                + " their own (3, or 5 for `full`: a JIT's choices differ from one JVM to the next), with no profiler"
+                + " attached. Every other score, and the allocation per call, comes from the main run (one fork each"
+                + " for `quick`, with `-prof gc`).\n\n");
 
         md.append("## The JSON codec\n\nA method returning a record of ten fields (`Report10`: strings, numbers, a"
                 + " `BigDecimal`, an `Instant`, a list), stored with `codec = \"json\"` and, as its twin, with"
