@@ -8,6 +8,7 @@ import dev.idem.core.WeavingCheck;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -80,6 +81,9 @@ public class RedisBenchmarks {
         RedisClient client;
         StatefulRedisConnection<byte[], byte[]> bare;
         RedisCommands<byte[], byte[]> commands;
+        /** The two scripts of {@link #scriptFloorFresh}, loaded once. */
+        String floorClaim;
+        String floorFinish;
         IdemEngine engine;
 
         @Setup(Level.Trial)
@@ -94,6 +98,8 @@ public class RedisBenchmarks {
             bare = client.connect(ByteArrayCodec.INSTANCE);
             commands = bare.sync();
             commands.set(replayedBareKey, VALUE, SetArgs.Builder.px(Duration.ofHours(1)));
+            floorClaim = commands.scriptLoad(FLOOR_CLAIM.getBytes(StandardCharsets.UTF_8));
+            floorFinish = commands.scriptLoad(FLOOR_FINISH.getBytes(StandardCharsets.UTF_8));
         }
 
         /**
@@ -175,6 +181,13 @@ public class RedisBenchmarks {
         byte[] nextBareKey() {
             return ("bench:redis-bare:" + prefix + ":" + next++).getBytes(StandardCharsets.UTF_8);
         }
+
+        /** A new record key and its counter's, in one hash slot as a store's must be. */
+        byte[][] nextScriptKeys() {
+            String tag = "bench:{" + prefix + ":" + next++ + "}:";
+            return new byte[][] {(tag + "r").getBytes(StandardCharsets.UTF_8),
+                    (tag + "t").getBytes(StandardCharsets.UTF_8)};
+        }
     }
 
     /** The baseline of a fresh call: take the key if absent, then overwrite it with the result; two round trips. */
@@ -183,6 +196,32 @@ public class RedisBenchmarks {
         byte[] key = keys.nextBareKey();
         redis.commands.set(key, VALUE, SetArgs.Builder.nx().px(60_000));
         return redis.commands.set(key, VALUE, SetArgs.Builder.xx().px(600_000));
+    }
+
+    /**
+     * {@link #scriptFloorFresh}'s claim: take the key if absent, its lease ended by the server's clock (the record's
+     * PX), and draw a token from the key's counter; the record there otherwise.
+     */
+    private static final String FLOOR_CLAIM = "local r = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'GET', 'PX', 60000)"
+            + " if r then return r end return redis.call('INCR', KEYS[2])";
+    /** {@link #scriptFloorFresh}'s completion: read the record (where an owner check looks), write the result. */
+    private static final String FLOOR_FINISH = "local r = redis.call('GET', KEYS[1]) if not r then return 0 end"
+            + " redis.call('SET', KEYS[1], ARGV[1], 'PX', 600000) return 1";
+
+    /**
+     * The least any fresh call made of server-side scripts can cost, with no engine and no store: two {@code EVALSHA}
+     * round trips, the first taking the key if absent ({@code SET NX GET}, the lease ended by the server's clock) and
+     * drawing a fencing token ({@code INCR} on the key's counter), the second reading the record and overwriting it
+     * with the result. It checks nothing and its record holds no token, no times and no owner: a lower bound of what
+     * Idem's two scripts do (a server-clock lease, a fencing token that outlives the record, an owner check, a
+     * logical expiry, a wake-up), not an implementation of it. How far it stays from the bare {@code SET}s is what
+     * scripts cost Redis before they do any of Idem's work.
+     */
+    @Benchmark
+    public Object scriptFloorFresh(Redis redis, Keys keys) {
+        byte[][] k = keys.nextScriptKeys();
+        redis.commands.evalsha(redis.floorClaim, ScriptOutputType.INTEGER, k, VALUE);
+        return redis.commands.evalsha(redis.floorFinish, ScriptOutputType.INTEGER, k, VALUE);
     }
 
     /** The least a replay from Redis can cost: one GET. */

@@ -111,6 +111,8 @@ public final class RedisCpuPerCall {
             try {
                 costs.put("baselineSetNxSetXx", measure(admin, threads, calls,
                         keys -> bench.baselineSetNxSetXx(redis, keys)));
+                costs.put("scriptFloorFresh", measure(admin, threads, calls,
+                        keys -> bench.scriptFloorFresh(redis, keys)));
                 RedisBenchmarks.Here here = new RedisBenchmarks.Here();
                 here.install(redis);
                 costs.put("idemFresh", measure(admin, threads, calls, keys -> bench.idemFresh(here, keys)));

@@ -248,6 +248,16 @@ public final class RedisReport {
                 + "compare rows of one run, or the medians of a few. `java -cp benchmarks/target/benchmarks.jar "
                 + "dev.idem.benchmarks.RedisCpuPerCall` measures it alone.");
         line.accept("");
+        line.accept("`scriptFloorFresh` is a second yardstick, not a store: the least a fresh call made of two server-side"
+                + " scripts can cost, with no engine, on the same client. Its first `EVALSHA` takes the key if absent"
+                + " (`SET NX GET`, the lease ended by the record's own `PX`) and draws a token (`INCR` on the key's"
+                + " counter); its second reads the record and overwrites it with the result (`GET`, `SET`). Its record"
+                + " holds no token, no times and no owner, and nothing is checked, so it is a lower bound of Idem's two"
+                + " scripts (a lease and expiry on the server's `TIME` that tests can move, a fencing token that"
+                + " outlives the record and is checked on every write, the record's fields, a wake-up), not an"
+                + " implementation of them. Its distance from the bare `SET`s is what running scripts costs Redis"
+                + " before any of Idem's work; Idem's distance from it is that work, and the engine's.");
+        line.accept("");
         RedisCpuPerCall.table(cpu, CPU_CALLS).forEach(line);
         line.accept(END);
         return s.toString();
