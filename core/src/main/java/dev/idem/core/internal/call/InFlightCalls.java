@@ -57,7 +57,12 @@ final class InFlightCalls {
         boolean personal;
     }
 
-    private final ConcurrentMap<CallKey, Execution> running = new ConcurrentHashMap<>();
+    /**
+     * Presized far beyond the executions a JVM runs at once: the default table (16 bins, one or two cache lines)
+     * made every caller's register and finish write the same lines, bouncing them between the cores of callers that
+     * run at once; 2048 bins (8 KB, once per engine) spread concurrent keys over lines of their own.
+     */
+    private final ConcurrentMap<CallKey, Execution> running = new ConcurrentHashMap<>(1024);
 
     /** Registers {@code candidate} as the execution of {@code key}; returns the one already running, or null. */
     Execution register(CallKey key, Execution candidate) {

@@ -1,13 +1,12 @@
 package dev.idem.core.internal.call;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.idem.core.internal.key.CallKey;
 import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.store.ClaimOutcome;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Completed results this engine has seen, so a replay costs a key derivation and one cache read, with no store
@@ -17,17 +16,23 @@ import java.time.Instant;
  * <p>Whether an entry still counts is decided from its timestamps at read time (expiry, window); the cache is
  * bounded by size, so stale entries that are never read again are evicted as newer ones arrive.
  *
- * <p>An entry answers only the plan that stored it (by {@link OperationPlan#id}): after a class is reloaded, its
- * new plan must not be handed instances of the old class, and another operation sharing the scope decodes the
- * store's bytes with its own codec. When an operation is planned anew, the old plan's entries are dropped at once
- * ({@link #forgetPlan}), so a discarded class loader is not kept alive by results nobody can use.
+ * <h2>Bounded by a clock of stripes</h2>
+ * A lookup is one read of a {@link ConcurrentHashMap}. What bounds the map is a CLOCK ("second chance") of
+ * {@value #MAX_ENTRIES} slots split into {@value #STRIPES} stripes by the key's hash, each with its own lock and hand:
+ * a new entry takes the slot under its stripe's hand, evicting the entry there unless it was read since the hand last
+ * passed (then it only loses that mark). Every entry of the map holds a slot, so the map never holds more than
+ * {@value #MAX_ENTRIES} entries; a slot whose entry was replaced or removed holds nothing the map keeps and is
+ * reused by the next pass.
  *
- * <p>Entries' times are on this engine's clock. A record's instants are on the store's clock (a database's or a
- * server's now), so they are translated with {@link #storeOffset} before they bound an entry: an engine whose clock
- * is behind the store's would otherwise replay its copy after the record expired in the store.
+ * <p>Why not a general cache (this was Caffeine's W-TinyLFU, {@code maximumSize}): every first call puts a new result,
+ * and at 8 calling threads of a Redis-backed fresh call its write buffer, admission and upkeep took about 13% of the
+ * calling threads' CPU samples. Frequency-based admission buys a better hit ratio for a mix of keys; what matters here
+ * is that keys replayed again and again stay, which the second chance gives.
  */
 final class LocalResults {
-    private static final int MAX_ENTRIES = 10_000;
+    static final int MAX_ENTRIES = 10_000;
+    /** A power of two, so a key's stripe is a mask of its hash; enough that callers of 2..16 threads rarely meet. */
+    static final int STRIPES = 16;
 
     /** A completed result and the times that bound its use. */
     static final class Entry {
@@ -36,6 +41,8 @@ final class LocalResults {
         final byte[] payloadDigest;
         final long supersedeAtMillis; // start + window; Long.MAX_VALUE without a window
         final long expiresAtMillis;
+        /** Read since its stripe's hand last passed it: spared once. A racy mark; a lost one only evicts earlier. */
+        boolean read;
 
         Entry(long planId, Object value, byte[] payloadDigest, long supersedeAtMillis, long expiresAtMillis) {
             this.planId = planId;
@@ -47,16 +54,21 @@ final class LocalResults {
     }
 
     private final Clock clock;
-    private final Cache<CallKey, Entry> entries;
+    private final ConcurrentHashMap<CallKey, Entry> entries = new ConcurrentHashMap<>(MAX_ENTRIES * 4 / 3 + 1);
+    private final Stripe[] stripes = new Stripe[STRIPES];
+
+    /** One stripe's slots and hand; guarded by the stripe itself. */
+    private static final class Stripe {
+        final CallKey[] keys = new CallKey[MAX_ENTRIES / STRIPES];
+        final Entry[] values = new Entry[MAX_ENTRIES / STRIPES];
+        int hand;
+    }
 
     LocalResults(Clock clock) {
         this.clock = clock;
-        // Size-bounded only: whether an entry counts is decided from its timestamps when it is read (and a stale
-        // one removed then), so Caffeine's own expiry would add a second clock read to every replay for nothing.
-        // Maintenance on the writing thread: with the default executor every new result (every first call) hands the
-        // cache's upkeep to the common pool, waking one of its threads (an unpark, a context switch on a small
-        // machine) far more often than the upkeep itself costs.
-        this.entries = Caffeine.newBuilder().maximumSize(MAX_ENTRIES).executor(Runnable::run).build();
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new Stripe();
+        }
     }
 
     /**
@@ -71,14 +83,15 @@ final class LocalResults {
 
     /** The entry the plan {@code planId} stored for {@code key} if it still counts now: not expired, within its window. */
     Entry lookup(long planId, CallKey key) {
-        Entry entry = entries.getIfPresent(key);
+        Entry entry = entries.get(key);
         if (entry == null || entry.planId != planId) {
             return null;
         }
         if (!countsNow(entry)) {
-            entries.asMap().remove(key, entry);
+            entries.remove(key, entry);
             return null;
         }
+        markRead(entry);
         return entry;
     }
 
@@ -87,11 +100,19 @@ final class LocalResults {
      * for the call's full path to remove (that path looks it up again by its real key), so this only reads.
      */
     Entry lookup(long planId, CallKey.Probe key) {
-        Entry entry = entries.asMap().get(key); // the map compares key.equals(stored): a probe equals its key
-        if (entry == null || entry.planId != planId) {
+        Entry entry = entries.get(key); // the map compares key.equals(stored): a probe equals its key
+        if (entry == null || entry.planId != planId || !countsNow(entry)) {
             return null;
         }
-        return countsNow(entry) ? entry : null;
+        markRead(entry);
+        return entry;
+    }
+
+    /** Spares {@code entry} at its hand's next pass; written only when not yet marked, so hot keys' reads share it. */
+    private static void markRead(Entry entry) {
+        if (!entry.read) {
+            entry.read = true;
+        }
     }
 
     /** Whether {@code entry} still counts on the clock read now: not expired, within its window. */
@@ -100,12 +121,75 @@ final class LocalResults {
         return now < entry.expiresAtMillis && now < entry.supersedeAtMillis;
     }
 
+    /** Keeps {@code entry} (a new object at every call) for {@code key}, in place of what was kept for it. */
     void put(CallKey key, Entry entry) {
-        entries.put(key, entry);
+        Stripe stripe = stripes[spread(key.hashCode()) & (STRIPES - 1)];
+        synchronized (stripe) { // every put of a key takes the same stripe, so the map and the slots agree
+            Entry[] values = stripe.values;
+            int n = values.length;
+            int hand = stripe.hand;
+            // Past one full turn every mark was cleared, so the loop ends within two; bounded anyway, should reads
+            // mark entries as fast as the hand clears them.
+            for (int step = 0; ; step++) {
+                Entry there = values[hand];
+                if (there == null) {
+                    break;
+                }
+                CallKey thereKey = stripe.keys[hand];
+                if (there.read && step < 2 * n && entries.get(thereKey) == there) {
+                    there.read = false;
+                } else {
+                    entries.remove(thereKey, there); // a no-op when the map no longer holds it
+                    break;
+                }
+                hand = hand + 1 == n ? 0 : hand + 1;
+            }
+            stripe.keys[hand] = key;
+            values[hand] = entry;
+            stripe.hand = hand + 1 == n ? 0 : hand + 1;
+            entries.put(key, entry);
+        }
+    }
+
+    private static int spread(int h) {
+        return h ^ (h >>> 16);
+    }
+
+    /** How many entries are kept (for tests). */
+    int size() {
+        return entries.size();
     }
 
     /** Drops every entry stored by the plan {@code planId}: it was replaced (its class was reloaded). */
     void forgetPlan(long planId) {
-        entries.asMap().values().removeIf(entry -> entry.planId == planId);
+        // The slots too, under their stripe's lock as a put: they would keep the old plan's values, and so its
+        // class loader, until their hand passed.
+        for (Stripe stripe : stripes) {
+            synchronized (stripe) {
+                for (int i = 0; i < stripe.values.length; i++) {
+                    Entry there = stripe.values[i];
+                    if (there != null && there.planId == planId) {
+                        entries.remove(stripe.keys[i], there);
+                        stripe.values[i] = null;
+                        stripe.keys[i] = null;
+                    }
+                }
+            }
+        }
+        entries.values().removeIf(entry -> entry.planId == planId);
+    }
+
+    /** Whether a slot still references an entry of the plan {@code planId} (for tests). */
+    boolean holdsAnyOf(long planId) {
+        for (Stripe stripe : stripes) {
+            synchronized (stripe) {
+                for (Entry there : stripe.values) {
+                    if (there != null && there.planId == planId) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 }

@@ -6,7 +6,11 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 /**
@@ -77,5 +81,72 @@ class LocalResultsTest {
 
         assertNull(results.lookup(PLAN, key));
         assertSame(theirs, results.lookup(8, other), "other plans' entries stay");
+    }
+
+    @Test
+    void theCacheNeverHoldsMoreThanItsBound() {
+        for (int i = 0; i < 3 * LocalResults.MAX_ENTRIES; i++) {
+            results.put(new CallKey("n", "s", i, i), entry("v" + i));
+            assertTrue(results.size() <= LocalResults.MAX_ENTRIES, "size " + results.size() + " after " + i);
+        }
+        assertEquals(LocalResults.MAX_ENTRIES, results.size(), "full, not emptier than it need be");
+        assertNotNull(results.lookup(PLAN, new CallKey("n", "s", 3L * LocalResults.MAX_ENTRIES - 1,
+                3L * LocalResults.MAX_ENTRIES - 1)), "the newest stays");
+    }
+
+    @Test
+    void aResultReadAgainAndAgainOutlivesAStreamOfNewOnes() {
+        LocalResults.Entry hot = entry("hot");
+        results.put(key, hot);
+        for (int i = 0; i < 5 * LocalResults.MAX_ENTRIES; i++) {
+            results.put(new CallKey("n", "s", 1_000_000 + i, i), entry("fresh"));
+            if (i % 100 == 0) {
+                assertSame(hot, results.lookup(PLAN, key), "after " + i + " new results");
+            }
+        }
+        assertSame(hot, results.lookup(PLAN, key));
+    }
+
+    @Test
+    void aReplacedResultsOldSlotDoesNotEvictTheNewOne() {
+        int slots = LocalResults.MAX_ENTRIES / LocalResults.STRIPES;
+        java.util.List<CallKey> sameStripe = new java.util.ArrayList<>();
+        for (long hi = 100; sameStripe.size() < slots - 2; hi++) {
+            CallKey candidate = new CallKey("n", "s", hi, 0);
+            if (stripeOf(candidate) == stripeOf(key)) {
+                sameStripe.add(candidate);
+            }
+        }
+        results.put(key, entry("old"));
+        LocalResults.Entry newer = entry("new");
+        results.put(key, newer); // the stripe's second slot; the first holds what the map no longer does
+        sameStripe.forEach(k -> results.put(k, entry("other")));
+        assertSame(newer, results.lookup(PLAN, key));
+        results.put(new CallKey("n", "s", -1, -1), entry("one more")); // maybe another stripe: evicts nothing here
+        sameStripe.forEach(k -> assertNotNull(results.lookup(PLAN, k), "the stripe was not full"));
+        assertSame(newer, results.lookup(PLAN, key));
+    }
+
+    @Test
+    void forgettingAPlanLeavesNoneOfItsValuesInTheSlots() {
+        for (int i = 0; i < 100; i++) {
+            results.put(new CallKey("n", "s", i, i), entry("v" + i));
+        }
+        results.put(new CallKey("n", "s", -5, -5), new LocalResults.Entry(8, "w", new byte[0], Long.MAX_VALUE,
+                now + 1000));
+        assertTrue(results.holdsAnyOf(PLAN));
+        results.forgetPlan(PLAN);
+        assertFalse(results.holdsAnyOf(PLAN), "a reloaded class's loader is not kept by the slots");
+        assertEquals(1, results.size());
+        assertTrue(results.holdsAnyOf(8));
+    }
+
+    private LocalResults.Entry entry(Object value) {
+        return new LocalResults.Entry(PLAN, value, new byte[0], Long.MAX_VALUE, now + 1000);
+    }
+
+    private static int stripeOf(CallKey k) {
+        int h = k.hashCode();
+        return (h ^ (h >>> 16)) & (LocalResults.STRIPES - 1);
     }
 }
