@@ -123,6 +123,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     @Nullable
     private final String claimReadingFirst;
+    /** PostgreSQL's plain insert of a key's row, the claim's first statement while keys are new ({@link ClaimPaths}). */
+    @Nullable
+    private final String claimInsertingFirst;
+    private final ClaimPaths claimPaths;
     @Nullable
     private final String takeover;
     @Nullable
@@ -198,6 +202,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.now = "(" + dialect.nowMillis + " + ?)";
         String nextToken = dialect.nextToken(table).orElse(null);
         this.claimReadingFirst = dialect == Dialect.POSTGRESQL ? pgClaimReadingFirst(table, now, nextToken) : null;
+        this.claimInsertingFirst = dialect == Dialect.POSTGRESQL ? pgClaimInsertingFirst(table, now, nextToken) : null;
+        this.claimPaths = new ClaimPaths(b.claimStart);
         this.takeover = dialect == Dialect.POSTGRESQL ? pgTakeover(table, now, nextToken) : null;
         this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaimLocking(table, now, nextToken) : null;
         this.readWithToken = dialect != Dialect.POSTGRESQL && nextToken != null
@@ -247,6 +253,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         @Nullable
         private Duration sweepInterval;
         private int sweepBatchSize = DEFAULT_SWEEP_BATCH_SIZE;
+        private ClaimPaths.Start claimStart = ClaimPaths.Start.ADAPTIVE;
 
         private Builder(@Nullable DataSource dataSource, @Nullable String url) {
             this.dataSource = dataSource;
@@ -358,6 +365,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return this;
         }
 
+        /** Tests only: which statement PostgreSQL's claims start with, chosen by recent claims unless set. */
+        Builder claimStart(ClaimPaths.Start start) {
+            this.claimStart = Objects.requireNonNull(start, "start");
+            return this;
+        }
+
         /**
          * Connects, checks the table's shape (creating it first if asked) and returns the store.
          *
@@ -394,16 +407,37 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      *
      * @param lockRow whether the claim locks the key's row whatever its record (the transactional mode, where a
      *                concurrent caller of the key must wait on the row until the transaction ends), rather than
-     *                reading it first and locking it only when its record is claimable
+     *                reading it first (or, while keys are new, inserting first: {@link ClaimPaths}) and locking it
+     *                only when its record is claimable
      */
     ClaimOutcome claimOn(Connection c, ClaimRequest request, boolean lockRow) throws SQLException {
         byte[] hash = hash(request.key());
         long lease = request.lease().toMillis();
         long window = request.window().toMillis();
+        if (dialect == Dialect.POSTGRESQL && !lockRow) {
+            boolean insertFirst = claimPaths.insertFirst();
+            if (insertFirst) {
+                long token = insertFirst(c, hash, request, lease);
+                claimPaths.found(token != NOT_INSERTED);
+                if (token != NOT_INSERTED) {
+                    return new ClaimOutcome.Acquired(token, null);
+                }
+            }
+            for (int attempt = 0; ; attempt++) {
+                Optional<ClaimOutcome> outcome = claimReadingFirst(c, hash, request, lease, window,
+                        !insertFirst && attempt == 0);
+                if (outcome.isPresent()) {
+                    return outcome.get();
+                }
+                if (attempt > 1_000) {
+                    throw new SQLException("the claim lost 1,000 times in a row to concurrent writes");
+                }
+                // a concurrent claim wrote the key's row after this statement read it: read it again
+            }
+        }
         for (int attempt = 0; ; attempt++) {
             if (dialect == Dialect.POSTGRESQL) {
-                Optional<ClaimOutcome> outcome = lockRow ? claimLockingTheRow(c, hash, request, lease, window)
-                        : claimReadingFirst(c, hash, request, lease, window);
+                Optional<ClaimOutcome> outcome = claimLockingTheRow(c, hash, request, lease, window);
                 if (outcome.isPresent()) {
                     return outcome.get();
                 }
@@ -512,7 +546,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * statement's plan on each execution, whether or not it writes.
      */
     private Optional<ClaimOutcome> claimReadingFirst(Connection c, byte[] hash, ClaimRequest request, long lease,
-                                                     long window) throws SQLException {
+                                                     long window, boolean tellClaimPaths) throws SQLException {
         Row row;
         try (PreparedStatement ps = c.prepareStatement(claimReadingFirst)) {
             long offset = offsetMillis.getAsLong();
@@ -527,11 +561,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setLong(++i, lease);
             ps.setLong(++i, offset);
             try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
+                boolean found = rs.next();
+                long inserted = found ? rs.getLong("inserted") : 0;
+                boolean absent = found && !rs.wasNull();
+                if (tellClaimPaths) {
+                    claimPaths.found(absent);
+                }
+                if (!found) {
                     return Optional.empty(); // no row as read, and a concurrent claim inserted it first
                 }
-                long inserted = rs.getLong("inserted");
-                if (!rs.wasNull()) {
+                if (absent) {
                     return Optional.of(new ClaimOutcome.Acquired(inserted, null));
                 }
                 row = Row.read(rs);
@@ -634,6 +673,43 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 + " SELECT " + COLUMNS + ", " + now + " AS now_ms, CAST(NULL AS BIGINT) AS inserted FROM old"
                 + " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, fencing_token"
                 + " FROM ins";
+    }
+
+    /**
+     * PostgreSQL's claim of a key expected to be new ({@link ClaimPaths}): inserts the key's row unless it has one, and
+     * returns the token drawn for it, or {@link #NOT_INSERTED} when the key has a row (as committed, or as written by a
+     * transaction this statement waited on), which {@link #claimReadingFirst} then reads. Writes nothing when the key
+     * has a row: the conflict is found before any tuple is written.
+     */
+    private long insertFirst(Connection c, byte[] hash, ClaimRequest request, long lease) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(claimInsertingFirst)) {
+            long offset = offsetMillis.getAsLong();
+            int i = 0;
+            ps.setBytes(++i, hash);
+            ps.setString(++i, request.key());
+            ps.setString(++i, request.payloadHash());
+            ps.setString(++i, request.owner());
+            ps.setLong(++i, offset);
+            ps.setLong(++i, offset);
+            ps.setLong(++i, lease);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : NOT_INSERTED;
+            }
+        }
+    }
+
+    /** What {@link #insertFirst} returns when the key has a row: no token is negative. */
+    private static final long NOT_INSERTED = -1;
+
+    /**
+     * The statement of {@link #insertFirst}. The token is drawn as the row is written, as in
+     * {@link #pgClaimReadingFirst}: a row of the key deleted before is deleted before the token is drawn.
+     * Parameters: the key hash, key, payload hash, owner, the time offset twice, the lease.
+     */
+    private static String pgClaimInsertingFirst(String table, String now, String nextToken) {
+        return "INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token, started_at,"
+                + " lease_until) VALUES (?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", " + now + " + ?)"
+                + " ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token";
     }
 
     /**

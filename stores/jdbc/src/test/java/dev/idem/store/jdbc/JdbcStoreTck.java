@@ -40,9 +40,14 @@ abstract class JdbcStoreTck extends IdempotencyStoreTck {
         return "idem_tck_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
     }
 
+    /** Anything a database's TCK sets beyond the table and the time offset; nothing unless overridden. */
+    protected JdbcIdempotencyStore.Builder configured(JdbcIdempotencyStore.Builder builder) {
+        return builder;
+    }
+
     private JdbcIdempotencyStore open() {
-        return JdbcIdempotencyStore.builder(url()).table(table()).createTable(true).serverTimeOffset(offset::get)
-                .build();
+        return configured(JdbcIdempotencyStore.builder(url()).table(table()).createTable(true)
+                .serverTimeOffset(offset::get)).build();
     }
 
     @Override

@@ -47,9 +47,14 @@ class PostgresqlReadFirstClaimTest {
     private JdbcIdempotencyStore store;
     private Connection holder;
 
+    /** The statement the store's claims start with (a new store's adaptive choice is to read first). */
+    ClaimPaths.Start claimStart() {
+        return ClaimPaths.Start.READ_FIRST;
+    }
+
     @BeforeEach
     void open() throws SQLException {
-        store = JdbcIdempotencyStore.builder(url).table(table).createTable(true).build();
+        store = JdbcIdempotencyStore.builder(url).table(table).createTable(true).claimStart(claimStart()).build();
         holder = DriverManager.getConnection(url);
         holder.setAutoCommit(false);
     }
