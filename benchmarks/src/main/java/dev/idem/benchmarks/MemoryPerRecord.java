@@ -19,7 +19,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * The README quotes its output beside {@code idem.memory.maximumSize}.
  *
  * <p>Two independent measurements: the used heap after full collections before and after filling a store with
- * {@code records} records (what the process pays, with Caffeine's and the hash table's share), and JOL's walk of
+ * {@code records} records (what the process pays, with the hash table's and the expiry queues' share), and JOL's walk of
  * the object graph of a store of {@code sample} records (every object reachable from the store, counted once).
  *
  * <pre>
@@ -28,7 +28,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *     -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.MemoryPerRecord
  * </pre>
  *
- * (JOL attaches to its own JVM, and reads the field offsets of Caffeine's hidden lambda classes, with those two
+ * (JOL attaches to its own JVM, and reads the field offsets of hidden lambda classes, with those two
  * properties.)
  *
  * Arguments: {@code [records (1000000)] [sample (100000)] [result bytes (100)]}.
