@@ -23,10 +23,10 @@ package dev.idem.store.jdbc;
  * <h2>The estimate</h2>
  * An exponentially weighted share of recent claims that found their key absent, each claim weighing 1/16, in fixed
  * point. The claim inserts first while the share is at least 3/4: about 20 first calls in a row switch a store that
- * starts reading first (as a new store does, so a replay-heavy application never pays the extra round trip), and a
- * few repeats switch it back. It is one plain {@code int} that every claim reads and writes without a lock: two
- * claims that update it at once lose one of the two updates, which only delays the estimate by a claim, and a
- * stale read only chooses the other correct path.
+ * starts reading first (as a new store does, so a replay-heavy application never pays the extra round trip), and
+ * five repeats in a row switch it back. It is one plain {@code int} that every claim reads and writes without a
+ * lock: two claims that update it at once lose one of the two updates, which only delays the estimate by a claim,
+ * and a stale read only chooses the other correct path.
  */
 final class ClaimPaths {
     /** The share's fixed-point one. */

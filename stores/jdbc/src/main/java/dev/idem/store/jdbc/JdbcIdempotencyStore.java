@@ -123,7 +123,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     @Nullable
     private final String claimReadingFirst;
-    /** PostgreSQL's plain insert of a key's row, the claim's first statement while keys are new ({@link ClaimPaths}). */
+    /** PostgreSQL's plain insert of a key's row, the first statement of a claim while keys are new. */
     @Nullable
     private final String claimInsertingFirst;
     private final ClaimPaths claimPaths;
