@@ -791,57 +791,30 @@ public final class CanonicalEncoder {
 
     /**
      * Writes an object of a {@link ObjectLayout#flat} layout, with no canonicalisers: the same bytes as
-     * {@link #writeObject}, without a class lookup or a dispatch on the value's class per field, because each
-     * field's declared type fixes how its value is written (and its tag, copied with its name).
+     * {@link #writeObject}, through the layout's {@link FlatWriter}.
      */
     private void writeFlatObject(Object value, ObjectLayout layout) {
-        Field[] fields = layout.fields;
-        byte[] kinds = layout.kinds;
-        ConstantBytes[] prefixes = layout.taggedPrefixes;
-        int i = 0;
         try {
-            for (; i < fields.length; i++) {
-                writeConstant(prefixes[i]);
-                Field field = fields[i];
-                switch (kinds[i]) {
-                    case ObjectLayout.INT:
-                        writeLong(field.getInt(value));
-                        break;
-                    case ObjectLayout.STRING:
-                        writeTextOrNull((String) field.get(value));
-                        break;
-                    case ObjectLayout.LONG:
-                    case ObjectLayout.SMALL_INTEGRAL:
-                        writeLong(field.getLong(value));
-                        break;
-                    case ObjectLayout.BOOLEAN:
-                        writeByte(field.getBoolean(value) ? TRUE : FALSE);
-                        break;
-                    case ObjectLayout.ENUM:
-                        Enum<?> constant = (Enum<?>) field.get(value);
-                        writeTextOrNull(constant == null ? null : constant.name());
-                        break;
-                    default:
-                        writeFlatRest(kinds[i], field, value);
-                }
-            }
-        } catch (IllegalAccessException e) {
-            throw new UnencodableValueException("cannot read field " + fields[i].getName() + ": " + e.getMessage());
+            layout.flatWriter.invokeExact(this, value);
+        } catch (RuntimeException | Error e) {
+            throw e; // OverLimitException among them, unchanged
+        } catch (Throwable t) {
+            throw new IllegalStateException("a flat writer threw " + t, t); // its parts declare nothing checked
         }
     }
 
-    /** {@link #writeFlatObject}'s rarer kinds: a floating number or a char, whose tag is already written. */
-    private void writeFlatRest(byte kind, Field field, Object value) throws IllegalAccessException {
-        if (kind == ObjectLayout.CHAR) {
-            writeChar(field.getChar(value));
-        } else {
-            double d = kind == ObjectLayout.FLOAT ? field.getFloat(value) : field.getDouble(value);
-            writeLong(Double.doubleToLongBits(d == 0.0 ? 0.0 : d)); // as writeFloating: one zero, one NaN
-        }
+    /** A boolean field's value, for {@link FlatWriter}: the value is its own tag. */
+    void writeBoolean(boolean value) {
+        writeByte(value ? TRUE : FALSE);
+    }
+
+    /** A floating field's value after its tag, for {@link FlatWriter}: as {@link #writeFloating} writes it. */
+    void writeFloatingBits(double value) {
+        writeLong(Double.doubleToLongBits(value == 0.0 ? 0.0 : value)); // one zero, one NaN
     }
 
     /** The text of a string or enum whose tag was just written, or, for null, that tag replaced by the null tag. */
-    private void writeTextOrNull(String text) {
+    void writeTextOrNull(String text) {
         if (text == null) {
             buffer[length - 1] = NULL;
         } else {
@@ -916,7 +889,7 @@ public final class CanonicalEncoder {
         buffer[length++] = b;
     }
 
-    private void writeChar(char c) {
+    void writeChar(char c) {
         ensure(2);
         buffer[length++] = (byte) (c >>> 8);
         buffer[length++] = (byte) c;

@@ -1,5 +1,6 @@
 package dev.idem.core.internal.key;
 
+import java.lang.invoke.MethodHandle;
 import java.lang.reflect.Field;
 import java.lang.reflect.InaccessibleObjectException;
 import java.lang.reflect.Modifier;
@@ -49,11 +50,13 @@ final class ObjectLayout {
     final TypeEntry[] lastTypes;
     final RuntimeException inaccessible;
     /**
-     * Whether the object is written by {@code CanonicalEncoder.writeFlatObject}: it has fields, all of them can be
-     * read, and each is a primitive, a String or an enum by its declared type. Such an object holds nothing that
-     * could lead back to it, so it needs no cycle check, and no value of it needs a class lookup.
+     * Whether the object is written by {@link #flatWriter}: it has fields, all of them can be read, and each is a
+     * primitive, a String or an enum by its declared type. Such an object holds nothing that could lead back to it,
+     * so it needs no cycle check, and no value of it needs a class lookup.
      */
     final boolean flat;
+    /** When {@link #flat}, the {@link FlatWriter} of this class's objects, else null. */
+    final MethodHandle flatWriter;
     /**
      * Per field of a flat layout (else null): {@link #prefixes} followed by the tag of the field's value where the
      * kind fixes it (integral numbers, floating numbers, chars, strings and enums; a null string or enum has its tag
@@ -107,8 +110,11 @@ final class ObjectLayout {
             prefixes[i] = prefix.putInt(name.length).put(name).array();
         }
         this.inaccessible = failure;
-        this.flat = failure == null && fields.length > 0 && allFlat(kinds);
-        this.taggedPrefixes = flat ? tagged(prefixes, kinds) : null;
+        boolean candidate = failure == null && fields.length > 0 && allFlat(kinds);
+        ConstantBytes[] tagged = candidate ? tagged(prefixes, kinds) : null;
+        this.flatWriter = candidate ? FlatWriter.of(fields, kinds, tagged) : null;
+        this.flat = flatWriter != null;
+        this.taggedPrefixes = flat ? tagged : null;
     }
 
     private static boolean allFlat(byte[] kinds) {

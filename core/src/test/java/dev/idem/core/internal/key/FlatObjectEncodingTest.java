@@ -3,14 +3,20 @@ package dev.idem.core.internal.key;
 import dev.idem.core.KeyCanonicalizer;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.ref.WeakReference;
+import java.lang.reflect.Constructor;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -215,6 +221,80 @@ class FlatObjectEncodingTest {
             encoder.release();
             for (byte b : buffer) {
                 assertEquals(0, b, "after " + n + " bytes");
+            }
+        }
+    }
+
+    @Test
+    void aFlatObjectPastTheBoundStopsBeforeWritingPastItAsTheGeneralPathDoes() {
+        for (Canonicalizers canonicalizers : List.of(Canonicalizers.NONE, UNRELATED)) {
+            CanonicalEncoder encoder = CanonicalEncoder.acquire();
+            try {
+                encoder.using(canonicalizers);
+                encoder.limitTo(100);
+                encoder.encode(new Request("x".repeat(21), 1)); // 31 bytes, then 4 + 3 a char reserved: 98
+                encoder.truncate(0);
+                assertThrows(CanonicalEncoder.OverLimitException.class,
+                        () -> encoder.encode(new Request("x".repeat(23), 1))); // 104
+                assertTrue(encoder.length() <= 100, "nothing written past the bound: " + encoder.length());
+            } finally {
+                encoder.release();
+            }
+        }
+    }
+
+    @Test
+    void theLoaderOfAFlatClassIsCollectedAfterItsWriterRanHot() throws Exception {
+        WeakReference<ClassLoader> discarded = encodeHotAndDiscard();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (discarded.get() != null) {
+            assertTrue(System.nanoTime() < deadline, "a loader whose flat class was encoded is still reachable");
+            System.gc();
+            Thread.sleep(10);
+        }
+    }
+
+    /** Encodes a {@link Request} of a loader of its own often enough for its writer to be compiled, then drops all. */
+    private static WeakReference<ClassLoader> encodeHotAndDiscard() throws Exception {
+        ClassLoader loader = new OwnCopyOf(Request.class);
+        Class<?> type = Class.forName(Request.class.getName(), true, loader);
+        assertNotSame(Request.class, type);
+        Constructor<?> constructor = type.getDeclaredConstructor(String.class, int.class);
+        constructor.setAccessible(true);
+        Object value = constructor.newInstance("rust", 1);
+        byte[] expected = encode(new Request("rust", 1), Canonicalizers.NONE);
+        for (int i = 0; i < 2_000; i++) { // well past the calls after which the JDK compiles a method handle alone
+            assertArrayEquals(expected, encode(value, Canonicalizers.NONE));
+        }
+        assertTrue(TypeEntry.of(type).layout().flat);
+        return new WeakReference<>(loader);
+    }
+
+    /** Defines its own copy of one class, from the class file its parent has. */
+    private static final class OwnCopyOf extends ClassLoader {
+        private final String name;
+
+        OwnCopyOf(Class<?> type) {
+            super(type.getClassLoader());
+            this.name = type.getName();
+        }
+
+        @Override
+        protected Class<?> loadClass(String className, boolean resolve) throws ClassNotFoundException {
+            if (!className.equals(name)) {
+                return super.loadClass(className, resolve);
+            }
+            synchronized (getClassLoadingLock(className)) {
+                Class<?> loaded = findLoadedClass(className);
+                if (loaded != null) {
+                    return loaded;
+                }
+                try (InputStream in = getParent().getResourceAsStream(className.replace('.', '/') + ".class")) {
+                    byte[] bytes = in.readAllBytes();
+                    return defineClass(className, bytes, 0, bytes.length);
+                } catch (IOException e) {
+                    throw new ClassNotFoundException(className, e);
+                }
             }
         }
     }
