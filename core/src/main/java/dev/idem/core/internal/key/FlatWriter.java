@@ -51,20 +51,36 @@ final class FlatWriter {
     }
 
     /**
-     * The writer of {@code layout}'s objects, of type {@link #TYPE}, or null when a field's getter cannot be made
-     * (the general path then writes the objects).
+     * The writer of objects whose fields, in order, are {@code fields}, of {@code kinds}, each written after its
+     * {@code taggedPrefixes}, as {@link ObjectLayout} describes them; of type {@link #TYPE}. Null when a field's getter
+     * cannot be made: the general path then writes the objects, as it does any object.
      */
     static MethodHandle of(Field[] fields, byte[] kinds, ConstantBytes[] taggedPrefixes) {
+        if (fields.length == 0) {
+            return MethodHandles.empty(TYPE);
+        }
         try {
-            MethodHandle all = MethodHandles.empty(TYPE);
-            for (int i = fields.length - 1; i >= 0; i--) {
-                // foldArguments runs its second handle first: built from the last field back, the first runs first
-                all = MethodHandles.foldArguments(all, field(fields[i], kinds[i], taggedPrefixes[i]));
+            MethodHandle[] steps = new MethodHandle[fields.length];
+            for (int i = 0; i < fields.length; i++) {
+                steps[i] = field(fields[i], kinds[i], taggedPrefixes[i]);
             }
-            return all;
+            return inOrder(steps, 0, steps.length);
         } catch (IllegalAccessException | RuntimeException e) {
             return null;
         }
+    }
+
+    /**
+     * {@code steps[from..to)} one after the other, joined as a balanced tree: a chain as deep as the class has fields
+     * would pass the JIT's inlining depth for a wide class, and its last fields would each cost a call.
+     */
+    private static MethodHandle inOrder(MethodHandle[] steps, int from, int to) {
+        if (to - from == 1) {
+            return steps[from];
+        }
+        int middle = (from + to) >>> 1;
+        // foldArguments runs its second handle first, then its first with the same arguments
+        return MethodHandles.foldArguments(inOrder(steps, middle, to), inOrder(steps, from, middle));
     }
 
     /** Writes one field: its tagged name, then its value. */
