@@ -4,6 +4,7 @@ import java.lang.ref.WeakReference;
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
 import java.math.BigDecimal;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.math.BigInteger;
@@ -791,15 +792,59 @@ public final class CanonicalEncoder {
 
     /**
      * Writes an object of a {@link ObjectLayout#flat} layout, with no canonicalisers: the same bytes as
-     * {@link #writeObject}, through the layout's {@link FlatWriter}.
+     * {@link #writeObject}, through the layout's {@link FlatWriter} once the class is hot, field by field before.
      */
     private void writeFlatObject(Object value, ObjectLayout layout) {
+        MethodHandle writer = layout.flatWriter();
+        if (writer == null) {
+            writeFlatFields(value, layout);
+            return;
+        }
         try {
-            layout.flatWriter.invokeExact(this, value);
+            writer.invokeExact(this, value);
         } catch (RuntimeException | Error e) {
             throw e; // OverLimitException among them, unchanged
         } catch (Throwable t) {
             throw new IllegalStateException("a flat writer threw " + t, t); // its parts declare nothing checked
+        }
+    }
+
+    /** {@link #writeFlatObject} through reflection: what {@link FlatWriter} does, a field at a time. */
+    private void writeFlatFields(Object value, ObjectLayout layout) {
+        Field[] fields = layout.fields;
+        byte[] kinds = layout.kinds;
+        ConstantBytes[] prefixes = layout.taggedPrefixes;
+        int i = 0;
+        try {
+            for (; i < fields.length; i++) {
+                writeConstant(prefixes[i]);
+                Field field = fields[i];
+                switch (kinds[i]) {
+                    case ObjectLayout.INT:
+                    case ObjectLayout.LONG:
+                    case ObjectLayout.SMALL_INTEGRAL:
+                        writeLong(field.getLong(value)); // widened, as every integral number is encoded
+                        break;
+                    case ObjectLayout.BOOLEAN:
+                        writeBoolean(field.getBoolean(value));
+                        break;
+                    case ObjectLayout.DOUBLE:
+                    case ObjectLayout.FLOAT:
+                        writeFloatingBits(field.getDouble(value));
+                        break;
+                    case ObjectLayout.CHAR:
+                        writeChar(field.getChar(value));
+                        break;
+                    case ObjectLayout.STRING:
+                        writeTextOrNull((String) field.get(value));
+                        break;
+                    default: // ENUM
+                        Enum<?> constant = (Enum<?>) field.get(value);
+                        writeTextOrNull(constant == null ? null : constant.name());
+                }
+            }
+        } catch (IllegalAccessException e) {
+            throw new UnencodableValueException("cannot read field " + fields[i].getName() + ": " + e.getMessage());
         }
     }
 

@@ -50,13 +50,27 @@ final class ObjectLayout {
     final TypeEntry[] lastTypes;
     final RuntimeException inaccessible;
     /**
-     * Whether the object is written by {@link #flatWriter}: it has fields, all of them can be read, and each is a
-     * primitive, a String or an enum by its declared type. Such an object holds nothing that could lead back to it,
-     * so it needs no cycle check, and no value of it needs a class lookup.
+     * Whether the object is written by the encoder's flat path: it has fields, all of them can be read, and each is
+     * a primitive, a String or an enum by its declared type. Such an object holds nothing that could lead back to
+     * it, so it needs no cycle check, and no value of it needs a class lookup.
      */
     final boolean flat;
-    /** When {@link #flat}, the {@link FlatWriter} of this class's objects, else null. */
-    final MethodHandle flatWriter;
+    /**
+     * How many objects of a flat class may be written field by field through reflection before its
+     * {@link FlatWriter} is composed: composing costs about a millisecond (the JDK spins classes for new shapes of
+     * handles), which a class encoded a few times never repays, while a hot one repays it within a few thousand
+     * calls.
+     */
+    static final int COMPOSE_WRITER_AFTER = 256;
+    /** Objects written so far without the writer (a racy count: a lost increment composes a little later). */
+    private int writtenWithoutWriter;
+    /**
+     * The {@link FlatWriter} of this flat class, once composed; a plain field, since a method handle is immutable
+     * and safely published through its final fields (two threads may compose two equal writers; either serves).
+     */
+    private MethodHandle flatWriter;
+    /** Set when the writer could not be composed: the fields are then always read through reflection. */
+    private boolean noFlatWriter;
     /**
      * Per field of a flat layout (else null): {@link #prefixes} followed by the tag of the field's value where the
      * kind fixes it (integral numbers, floating numbers, chars, strings and enums; a null string or enum has its tag
@@ -110,11 +124,29 @@ final class ObjectLayout {
             prefixes[i] = prefix.putInt(name.length).put(name).array();
         }
         this.inaccessible = failure;
-        boolean candidate = failure == null && fields.length > 0 && allFlat(kinds);
-        ConstantBytes[] tagged = candidate ? tagged(prefixes, kinds) : null;
-        this.flatWriter = candidate ? FlatWriter.of(fields, kinds, tagged) : null;
-        this.flat = flatWriter != null;
-        this.taggedPrefixes = flat ? tagged : null;
+        this.flat = failure == null && fields.length > 0 && allFlat(kinds);
+        this.taggedPrefixes = flat ? tagged(prefixes, kinds) : null;
+    }
+
+    /**
+     * The writer of this flat class's objects, or null while they are still to be written through reflection: the
+     * first {@value #COMPOSE_WRITER_AFTER} calls count, the next composes it.
+     */
+    MethodHandle flatWriter() {
+        MethodHandle writer = flatWriter;
+        if (writer != null || noFlatWriter) {
+            return writer;
+        }
+        if (writtenWithoutWriter < COMPOSE_WRITER_AFTER) {
+            writtenWithoutWriter++;
+            return null;
+        }
+        writer = FlatWriter.of(fields, kinds, taggedPrefixes);
+        if (writer == null) {
+            noFlatWriter = true;
+        }
+        flatWriter = writer;
+        return writer;
     }
 
     private static boolean allFlat(byte[] kinds) {

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandle;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Constructor;
 import java.util.ArrayList;
@@ -16,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -102,6 +105,18 @@ class FlatObjectEncodingTest {
         }
     }
 
+    /**
+     * {@code value} encoded often enough that its class's objects are written by its composed writer, with every
+     * encoding on the way (field by field through reflection, then through the writer) checked to be the same.
+     */
+    private static byte[] encodeHot(Object value) {
+        byte[] first = encode(value, Canonicalizers.NONE);
+        for (int i = 0; i <= ObjectLayout.COMPOSE_WRITER_AFTER; i++) {
+            assertArrayEquals(first, encode(value, Canonicalizers.NONE), "encoding " + i + " of " + value);
+        }
+        return first;
+    }
+
     private static String sha256(byte[] bytes) {
         byte[] out = new byte[32];
         Sha256.digest(Sha256.newDigest(), bytes, bytes.length, out);
@@ -119,6 +134,19 @@ class FlatObjectEncodingTest {
     }
 
     @Test
+    void aFlatClassIsWrittenThroughReflectionUntilItIsHotThenByItsComposedWriter() {
+        ObjectLayout layout = new ObjectLayout(Request.class);
+        for (int i = 0; i < ObjectLayout.COMPOSE_WRITER_AFTER; i++) {
+            assertNull(layout.flatWriter(), "call " + i);
+        }
+        MethodHandle writer = layout.flatWriter();
+        assertNotNull(writer);
+        assertEquals(FlatWriter.TYPE, writer.type());
+        assertSame(writer, layout.flatWriter(), "composed once");
+        assertNull(new ObjectLayout(Open.class).flatWriter(), "not flat: never composed");
+    }
+
+    @Test
     void aFlatObjectIsTheBytesTheEncodingAlwaysGaveIt() {
         // Golden bytes, written out: an object of two fields sorted by name, each its name's length and bytes, then
         // the value with its tag.
@@ -127,10 +155,11 @@ class FlatObjectEncodingTest {
             0, 0, 0, 5, 't', 'o', 'p', 'i', 'c', 8, 0, 0, 0, 4, 'r', 'u', 's', 't'};
         assertArrayEquals(expected, encode(new Request("rust", 20261129), Canonicalizers.NONE));
         // Golden digests taken from the encoder before it had a flat path: every special value of every kind.
+        assertArrayEquals(expected, encodeHot(new Request("rust", 20261129)));
         assertEquals("3b8de1fefa3a92f914914e3dea72742c5ce87574073d851f253c4ea229be894d",
-                sha256(encode(new AllKinds(), Canonicalizers.NONE)));
+                sha256(encodeHot(new AllKinds())));
         assertEquals("a041d63423de1cc1eadf255276847c306f487382fe63029ff2b10bf5070f975a",
-                sha256(encode(List.of(new Request("rust", 20261129), new AllKinds()), Canonicalizers.NONE)));
+                sha256(encodeHot(List.of(new Request("rust", 20261129), new AllKinds()))));
     }
 
     @Test
@@ -141,7 +170,7 @@ class FlatObjectEncodingTest {
         nulls.c = 'x';
         for (Object value : new Object[] {new AllKinds(), nulls, new Request("", 0), new Request(null, -1),
             new Point(3, 4), List.of(new Point(1, 2), new Request("a\u00e9", 2))}) {
-            assertArrayEquals(encode(value, UNRELATED), encode(value, Canonicalizers.NONE), value.toString());
+            assertArrayEquals(encode(value, UNRELATED), encodeHot(value), value.toString());
         }
     }
 
@@ -225,17 +254,32 @@ class FlatObjectEncodingTest {
         }
     }
 
+    /** As {@link Request}, encoded by the test below only, so it sees the class cold and then hot. */
+    static class Bounded {
+        private final String topic;
+        private final int day;
+
+        Bounded(String topic, int day) {
+            this.topic = topic;
+            this.day = day;
+        }
+    }
+
     @Test
     void aFlatObjectPastTheBoundStopsBeforeWritingPastItAsTheGeneralPathDoes() {
-        for (Canonicalizers canonicalizers : List.of(Canonicalizers.NONE, UNRELATED)) {
+        // The general path, then the flat path through reflection (the class is cold), then its composed writer.
+        for (int round = 0; round < 3; round++) {
+            if (round == 2) {
+                encodeHot(new Bounded("hot", 1));
+            }
             CanonicalEncoder encoder = CanonicalEncoder.acquire();
             try {
-                encoder.using(canonicalizers);
+                encoder.using(round == 0 ? UNRELATED : Canonicalizers.NONE);
                 encoder.limitTo(100);
-                encoder.encode(new Request("x".repeat(21), 1)); // 31 bytes, then 4 + 3 a char reserved: 98
+                encoder.encode(new Bounded("x".repeat(21), 1)); // 31 bytes, then 4 + 3 a char reserved: 98
                 encoder.truncate(0);
                 assertThrows(CanonicalEncoder.OverLimitException.class,
-                        () -> encoder.encode(new Request("x".repeat(23), 1))); // 104
+                        () -> encoder.encode(new Bounded("x".repeat(23), 1))); // 104
                 assertTrue(encoder.length() <= 100, "nothing written past the bound: " + encoder.length());
             } finally {
                 encoder.release();
@@ -263,7 +307,7 @@ class FlatObjectEncodingTest {
         constructor.setAccessible(true);
         Object value = constructor.newInstance("rust", 1);
         byte[] expected = encode(new Request("rust", 1), Canonicalizers.NONE);
-        for (int i = 0; i < 2_000; i++) { // well past the calls after which the JDK compiles a method handle alone
+        for (int i = 0; i < 2_000; i++) { // past composing its writer, and the calls after which the JDK compiles it
             assertArrayEquals(expected, encode(value, Canonicalizers.NONE));
         }
         assertTrue(TypeEntry.of(type).layout().flat);
