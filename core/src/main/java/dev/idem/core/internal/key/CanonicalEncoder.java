@@ -891,7 +891,7 @@ public final class CanonicalEncoder {
                 writeByte(CHAR);
                 writeChar(field.getChar(owner));
                 return;
-            default:
+            default: // REFERENCE; and STRING and ENUM when canonicalisers send a flat object here
                 Object fieldValue = field.get(owner);
                 if (fieldValue == null || fieldValue.getClass() == String.class || !canonicalizers.isEmpty()) {
                     encode(fieldValue); // its own fast path for strings, and the canonicalisers' lookup
