@@ -288,6 +288,22 @@ class FlatObjectEncodingTest {
     }
 
     @Test
+    void nothingOfAFlatObjectIsLeftInTheEncoderAfterReleaseOnEitherPath() {
+        Request secret = new Request("a secret topic", 42);
+        for (int call = 0; call <= ObjectLayout.COMPOSE_WRITER_AFTER + 1; call++) { // cold, then through the writer
+            CanonicalEncoder encoder = CanonicalEncoder.acquire();
+            encoder.encode(secret);
+            byte[] buffer = encoder.buffer();
+            encoder.release();
+            for (byte b : buffer) {
+                assertEquals(0, b, "call " + call);
+            }
+            assertTrue(encoder.holdsNoValues(), "call " + call);
+        }
+        assertNotNull(TypeEntry.of(Request.class).layout().flatWriter(), "the last calls went through the writer");
+    }
+
+    @Test
     void theLoaderOfAFlatClassIsCollectedAfterItsWriterRanHot() throws Exception {
         WeakReference<ClassLoader> discarded = encodeHotAndDiscard();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
