@@ -4,6 +4,7 @@ import java.lang.ref.WeakReference;
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
 import java.math.BigDecimal;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.math.BigInteger;
@@ -178,7 +179,9 @@ public final class CanonicalEncoder {
         maxDepth = 0;
         prefixLength = -1;
         prefixDigest = null;
-        canonicalizers = Canonicalizers.NONE;
+        if (canonicalizers != Canonicalizers.NONE) {
+            canonicalizers = Canonicalizers.NONE;
+        }
         limit = Integer.MAX_VALUE;
         capacity = buffer.length;
         if (handOffOwner != null && (handOffTaken || handOffUse != uses)) {
@@ -189,9 +192,16 @@ public final class CanonicalEncoder {
 
     /** Zero bytes to clear a buffer with by copying: an intrinsic copy stub beats a byte loop on short lengths. */
     private static final byte[] ZEROS = new byte[4096];
+    /** Up to this many bytes (a short key's encoding) are zeroed a word at a time, cheaper than calling the copy. */
+    private static final int ZERO_BY_WORDS = 64;
 
+    /** Zeroes {@code bytes[0..n)}, and perhaps a few bytes beyond when {@code bytes} has room for them. */
     private static void zero(byte[] bytes, int n) {
-        if (n <= ZEROS.length) {
+        if (n <= ZERO_BY_WORDS && bytes.length >= ZERO_BY_WORDS) {
+            for (int i = 0; i < n; i += 8) {
+                LONGS.set(bytes, i, 0L);
+            }
+        } else if (n <= ZEROS.length) {
             System.arraycopy(ZEROS, 0, bytes, 0, n);
         } else {
             Arrays.fill(bytes, 0, n, (byte) 0);
@@ -337,7 +347,9 @@ public final class CanonicalEncoder {
     }
 
     public CanonicalEncoder using(Canonicalizers registered) {
-        this.canonicalizers = registered;
+        if (canonicalizers != registered) { // nearly always NONE already: a reference store costs a GC barrier
+            canonicalizers = registered;
+        }
         return this;
     }
 
@@ -457,7 +469,37 @@ public final class CanonicalEncoder {
         encodeAs(value, TypeEntry.of(type));
     }
 
+    /**
+     * Encodes {@code value}, of the class {@code entry} describes. The kinds a key is nearly always made of come
+     * first, in a method small enough for the JIT to inline into the key's derivation; the others are behind a call.
+     */
     private void encodeAs(Object value, TypeEntry entry) {
+        ValueKind kind = entry.kind;
+        if (kind == ValueKind.PLAIN_OBJECT || kind == ValueKind.RECORD) {
+            encodeObject(value, entry.layout());
+        } else if (kind == ValueKind.STRING) {
+            writeString(value.toString());
+        } else if (kind == ValueKind.INTEGRAL) {
+            writeInteger(((Number) value).longValue());
+        } else {
+            encodeOther(value, entry);
+        }
+    }
+
+    private void encodeObject(Object value, ObjectLayout layout) {
+        if (layout.flat && canonicalizers.isEmpty() && depth < MAX_DEPTH) {
+            // Its fields hold no object that could lead back to it: no cycle to look for, nothing to push. (At the
+            // deepest level the general path below refuses it, as it refuses any object there.)
+            writeFlatObject(value, layout);
+            return;
+        }
+        enter(value);
+        writeObject(value, layout);
+        leave();
+    }
+
+    /** {@link #encodeAs} for the kinds it does not handle itself. */
+    private void encodeOther(Object value, TypeEntry entry) {
         Class<?> type = entry.type;
         switch (entry.kind) {
             case BOOLEAN:
@@ -557,9 +599,7 @@ public final class CanonicalEncoder {
                 return;
             case RECORD:
             case PLAIN_OBJECT:
-                enter(value);
-                writeObject(value, entry.layout());
-                leave();
+                encodeObject(value, entry.layout());
                 return;
             default:
                 throw new UnencodableValueException("a value of type " + type.getName() + " has no canonical"
@@ -576,7 +616,7 @@ public final class CanonicalEncoder {
 
     /**
      * {@code value} encoded as {@link #writeString} writes it, for a constant written at every call (an
-     * operation's version): {@link #writeEncoded} then copies these bytes instead of encoding the text again.
+     * operation's version): {@link #writeConstant} then copies these bytes instead of encoding the text again.
      */
     public static byte[] encodedString(String value) {
         CanonicalEncoder encoder = new CanonicalEncoder();
@@ -584,9 +624,26 @@ public final class CanonicalEncoder {
         return encoder.toByteArray();
     }
 
-    /** Appends bytes made by {@link #encodedString} (or another encoder's complete encoding of a value). */
-    public void writeEncoded(byte[] encoded) {
-        writeBytes(encoded, 0, encoded.length);
+    /** {@link #encodedString} as {@link ConstantBytes}, which {@link #writeConstant} appends. */
+    public static ConstantBytes encodedConstant(String value) {
+        return new ConstantBytes(encodedString(value));
+    }
+
+    /** Appends {@code constant}'s bytes. */
+    public void writeConstant(ConstantBytes constant) {
+        byte[] bytes = constant.bytes;
+        int n = bytes.length;
+        ensure(n);
+        int at = length;
+        if (constant.inWords && at + ConstantBytes.WORDS_LENGTH <= buffer.length) {
+            // Past the constant's end the words carry zeros, which land where nothing counts: at and above length
+            // there is nothing yet, or what a rewind left, which release zeroes anyway.
+            LONGS.set(buffer, at, constant.first);
+            LONGS.set(buffer, at + 8, constant.second);
+        } else {
+            System.arraycopy(bytes, 0, buffer, at, n);
+        }
+        length = at + n;
     }
 
     public void writeInteger(long value) {
@@ -733,6 +790,83 @@ public final class CanonicalEncoder {
         }
     }
 
+    /**
+     * Writes an object of a {@link ObjectLayout#flat} layout, with no canonicalisers: the same bytes as
+     * {@link #writeObject}, through the layout's {@link FlatWriter} once the class is hot, field by field before.
+     */
+    private void writeFlatObject(Object value, ObjectLayout layout) {
+        MethodHandle writer = layout.flatWriter();
+        if (writer == null) {
+            writeFlatFields(value, layout);
+            return;
+        }
+        try {
+            writer.invokeExact(this, value);
+        } catch (RuntimeException | Error e) {
+            throw e; // OverLimitException among them, unchanged
+        } catch (Throwable t) {
+            throw new IllegalStateException("a flat writer threw " + t, t); // its parts declare nothing checked
+        }
+    }
+
+    /** {@link #writeFlatObject} through reflection: what {@link FlatWriter} does, a field at a time. */
+    private void writeFlatFields(Object value, ObjectLayout layout) {
+        Field[] fields = layout.fields;
+        byte[] kinds = layout.kinds;
+        ConstantBytes[] prefixes = layout.taggedPrefixes;
+        int i = 0;
+        try {
+            for (; i < fields.length; i++) {
+                writeConstant(prefixes[i]);
+                Field field = fields[i];
+                switch (kinds[i]) {
+                    case ObjectLayout.INT:
+                    case ObjectLayout.LONG:
+                    case ObjectLayout.SMALL_INTEGRAL:
+                        writeLong(field.getLong(value)); // widened, as every integral number is encoded
+                        break;
+                    case ObjectLayout.BOOLEAN:
+                        writeBoolean(field.getBoolean(value));
+                        break;
+                    case ObjectLayout.DOUBLE:
+                    case ObjectLayout.FLOAT:
+                        writeFloatingBits(field.getDouble(value));
+                        break;
+                    case ObjectLayout.CHAR:
+                        writeChar(field.getChar(value));
+                        break;
+                    case ObjectLayout.STRING:
+                        writeTextOrNull((String) field.get(value));
+                        break;
+                    default: // ENUM
+                        Enum<?> constant = (Enum<?>) field.get(value);
+                        writeTextOrNull(constant == null ? null : constant.name());
+                }
+            }
+        } catch (IllegalAccessException e) {
+            throw new UnencodableValueException("cannot read field " + fields[i].getName() + ": " + e.getMessage());
+        }
+    }
+
+    /** A boolean field's value, for {@link FlatWriter}: the value is its own tag. */
+    void writeBoolean(boolean value) {
+        writeByte(value ? TRUE : FALSE);
+    }
+
+    /** A floating field's value after its tag, for {@link FlatWriter}: as {@link #writeFloating} writes it. */
+    void writeFloatingBits(double value) {
+        writeLong(Double.doubleToLongBits(value == 0.0 ? 0.0 : value)); // one zero, one NaN
+    }
+
+    /** The text of a string or enum whose tag was just written, or, for null, that tag replaced by the null tag. */
+    void writeTextOrNull(String text) {
+        if (text == null) {
+            buffer[length - 1] = NULL;
+        } else {
+            writeUtf8(text);
+        }
+    }
+
     /** Writes field {@code i} of {@code owner}, read as its {@code kind} (decided once, by the layout) says. */
     private void writeField(byte kind, Field field, Object owner, ObjectLayout layout, int i)
             throws IllegalAccessException {
@@ -757,7 +891,7 @@ public final class CanonicalEncoder {
                 writeByte(CHAR);
                 writeChar(field.getChar(owner));
                 return;
-            default:
+            default: // REFERENCE; and STRING and ENUM when canonicalisers send a flat object here
                 Object fieldValue = field.get(owner);
                 if (fieldValue == null || fieldValue.getClass() == String.class || !canonicalizers.isEmpty()) {
                     encode(fieldValue); // its own fast path for strings, and the canonicalisers' lookup
@@ -800,7 +934,7 @@ public final class CanonicalEncoder {
         buffer[length++] = b;
     }
 
-    private void writeChar(char c) {
+    void writeChar(char c) {
         ensure(2);
         buffer[length++] = (byte) (c >>> 8);
         buffer[length++] = (byte) c;
@@ -843,7 +977,18 @@ public final class CanonicalEncoder {
             buf[at + i] = (byte) c;
         }
         length = at + i;
-        for (; i < n; i++) {
+        if (i < n) {
+            writeUtf8Beyond(s, i);
+        }
+        INTS.set(buffer, lengthSlot, length - lengthSlot - 4);
+    }
+
+    /**
+     * {@link #writeUtf8}'s chars from {@code i} on, the first of which is not ASCII, at {@link #length} (room
+     * reserved): apart, so that the ASCII case stays small enough for the JIT to inline.
+     */
+    private void writeUtf8Beyond(String s, int i) {
+        for (int n = s.length(); i < n; i++) {
             char c = s.charAt(i);
             if (c < 0x80) {
                 buffer[length++] = (byte) c;
@@ -864,7 +1009,6 @@ public final class CanonicalEncoder {
                 buffer[length++] = (byte) (0x80 | (c & 0x3F));
             }
         }
-        INTS.set(buffer, lengthSlot, length - lengthSlot - 4);
     }
 
     /** At least the UTF-8 length of {@code s} (a surrogate pair counts six, not four), without allocating. */

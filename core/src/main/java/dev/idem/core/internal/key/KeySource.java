@@ -14,6 +14,8 @@ public final class KeySource {
     final String parameterName;
     final PropertyPath path;
     final Normalize[] normalize;
+    /** The whole parameter, not normalised: its value is the argument itself, read with no further test. */
+    private final boolean plain;
     /** The class this parameter's value had last time (a benign race: any entry read is a correct one). */
     volatile TypeEntry lastType;
 
@@ -22,9 +24,13 @@ public final class KeySource {
         this.parameterName = parameterName;
         this.path = path;
         this.normalize = normalize;
+        this.plain = path.isWhole() && normalize.length == 0;
     }
 
     public Object valueIn(Object[] args) {
+        if (plain) {
+            return args[index];
+        }
         Object value = path.isWhole() ? args[index] : path.read(args[index]);
         if (normalize.length > 0 && value instanceof CharSequence) {
             String s = value.toString();

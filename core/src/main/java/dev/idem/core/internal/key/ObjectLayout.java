@@ -1,5 +1,6 @@
 package dev.idem.core.internal.key;
 
+import java.lang.invoke.MethodHandle;
 import java.lang.reflect.Field;
 import java.lang.reflect.InaccessibleObjectException;
 import java.lang.reflect.Modifier;
@@ -7,6 +8,7 @@ import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
@@ -26,6 +28,10 @@ final class ObjectLayout {
     /** {@code short} and {@code byte}: read widened to long, encoded as every integral number is. */
     static final byte SMALL_INTEGRAL = 6;
     static final byte CHAR = 7;
+    /** A field declared {@code String}: its value is a String or null, so it needs no class lookup. */
+    static final byte STRING = 8;
+    /** A field declared as an enum type: its value is one of the enum's constants or null. */
+    static final byte ENUM = 9;
 
     final Field[] fields;
     /** Per field: one of the codes above, so encoding a value does no comparison chain over its field's type. */
@@ -43,6 +49,34 @@ final class ObjectLayout {
      */
     final TypeEntry[] lastTypes;
     final RuntimeException inaccessible;
+    /**
+     * Whether the object is written by the encoder's flat path: it has fields, all of them can be read, and each is
+     * a primitive, a String or an enum by its declared type. Such an object holds nothing that could lead back to
+     * it, so it needs no cycle check, and no value of it needs a class lookup.
+     */
+    final boolean flat;
+    /**
+     * How many objects of a flat class may be written field by field through reflection before its
+     * {@link FlatWriter} is composed: composing costs about a millisecond (the JDK spins classes for new shapes of
+     * handles), which a class encoded a few times never repays, while a hot one repays it within a few thousand
+     * calls.
+     */
+    static final int COMPOSE_WRITER_AFTER = 256;
+    /** Objects written so far without the writer (a racy count: a lost increment composes a little later). */
+    private int writtenWithoutWriter;
+    /**
+     * The {@link FlatWriter} of this flat class, once composed; a plain field, since a method handle is immutable
+     * and safely published through its final fields (two threads may compose two equal writers; either serves).
+     */
+    private MethodHandle flatWriter;
+    /** Set when the writer could not be composed: the fields are then always read through reflection. */
+    private boolean noFlatWriter;
+    /**
+     * Per field of a flat layout (else null): {@link #prefixes} followed by the tag of the field's value where the
+     * kind fixes it (integral numbers, floating numbers, chars, strings and enums; a null string or enum has its tag
+     * replaced by the null tag), so a field costs one copy before its value.
+     */
+    final ConstantBytes[] taggedPrefixes;
 
     ObjectLayout(Class<?> type) {
         List<Field> found = new ArrayList<>();
@@ -90,6 +124,75 @@ final class ObjectLayout {
             prefixes[i] = prefix.putInt(name.length).put(name).array();
         }
         this.inaccessible = failure;
+        this.flat = failure == null && fields.length > 0 && allFlat(kinds);
+        this.taggedPrefixes = flat ? tagged(prefixes, kinds) : null;
+    }
+
+    /**
+     * The writer of this flat class's objects, or null while they are still to be written through reflection: the
+     * first {@value #COMPOSE_WRITER_AFTER} calls count, the next composes it.
+     */
+    MethodHandle flatWriter() {
+        MethodHandle writer = flatWriter;
+        if (writer != null || noFlatWriter) {
+            return writer;
+        }
+        if (writtenWithoutWriter < COMPOSE_WRITER_AFTER) {
+            writtenWithoutWriter++;
+            return null;
+        }
+        writer = FlatWriter.of(fields, kinds, taggedPrefixes);
+        if (writer == null) {
+            noFlatWriter = true;
+        }
+        flatWriter = writer;
+        return writer;
+    }
+
+    private static boolean allFlat(byte[] kinds) {
+        for (byte kind : kinds) {
+            if (kind == REFERENCE) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static ConstantBytes[] tagged(byte[][] prefixes, byte[] kinds) {
+        ConstantBytes[] tagged = new ConstantBytes[prefixes.length];
+        for (int i = 0; i < prefixes.length; i++) {
+            byte tag = valueTag(kinds[i]);
+            byte[] prefix = prefixes[i];
+            byte[] withTag = tag == NO_TAG ? prefix : Arrays.copyOf(prefix, prefix.length + 1);
+            if (tag != NO_TAG) {
+                withTag[prefix.length] = tag;
+            }
+            tagged[i] = new ConstantBytes(withTag);
+        }
+        return tagged;
+    }
+
+    private static final byte NO_TAG = -1;
+
+    /** The tag every value of a field of {@code kind} starts with, as the encoder writes it; a boolean has none. */
+    private static byte valueTag(byte kind) {
+        switch (kind) {
+            case INT:
+            case LONG:
+            case SMALL_INTEGRAL:
+                return CanonicalEncoder.INTEGER;
+            case DOUBLE:
+            case FLOAT:
+                return CanonicalEncoder.FLOATING;
+            case CHAR:
+                return CanonicalEncoder.CHAR;
+            case STRING:
+                return CanonicalEncoder.STRING;
+            case ENUM:
+                return CanonicalEncoder.ENUM;
+            default:
+                return NO_TAG; // a boolean's value is its tag
+        }
     }
 
     private static byte kindOf(Class<?> type) {
@@ -107,6 +210,10 @@ final class ObjectLayout {
             return SMALL_INTEGRAL;
         } else if (type == char.class) {
             return CHAR;
+        } else if (type == String.class) {
+            return STRING;
+        } else if (type.isEnum() && !CharSequence.class.isAssignableFrom(type)) {
+            return ENUM; // an enum that is also a CharSequence is encoded as text (ValueKind): left to the lookup
         }
         return REFERENCE;
     }

@@ -1,8 +1,10 @@
 /**
  * Deriving a call's idempotency key from its arguments: the canonical encoding of values ({@link
  * dev.idem.core.internal.key.CanonicalEncoder}, with {@link dev.idem.core.internal.key.ValueKind}, {@link
- * dev.idem.core.internal.key.TypeEntry} and {@link dev.idem.core.internal.key.ObjectLayout} describing types, and the
- * application's {@link dev.idem.core.internal.key.Canonicalizers}), where a key's values come from ({@link
+ * dev.idem.core.internal.key.TypeEntry} and {@link dev.idem.core.internal.key.ObjectLayout} describing types, {@link
+ * dev.idem.core.internal.key.FlatWriter} writing objects of primitive, String and enum fields, {@link
+ * dev.idem.core.internal.key.ConstantBytes} for what every call writes unchanged, and the application's {@link
+ * dev.idem.core.internal.key.Canonicalizers}), where a key's values come from ({@link
  * dev.idem.core.internal.key.KeySource}, {@link dev.idem.core.internal.key.PropertyPath}, {@link
  * dev.idem.core.internal.key.ScopeTemplate}), the digest ({@link dev.idem.core.internal.key.Sha256}) and the key
  * itself ({@link dev.idem.core.internal.key.CallKey}). Not API.

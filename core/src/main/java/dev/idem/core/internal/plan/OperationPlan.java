@@ -8,6 +8,7 @@ import dev.idem.core.internal.codec.FailureCodec;
 import dev.idem.core.internal.codec.StoredResults;
 import dev.idem.core.internal.key.CallKey;
 import dev.idem.core.internal.key.CanonicalEncoder;
+import dev.idem.core.internal.key.ConstantBytes;
 import dev.idem.core.internal.key.Canonicalizers;
 import dev.idem.core.internal.key.KeySource;
 import dev.idem.core.internal.key.ScopeTemplate;
@@ -59,7 +60,7 @@ public final class OperationPlan {
     /** The key's text before its hash when the scope is literal (the common case), made once; else null. */
     private final String literalKeyPrefix;
     /** The version as {@link CanonicalEncoder#writeString} encodes it, made once: every key ends with it. */
-    private final byte[] encodedVersion;
+    private final ConstantBytes encodedVersion;
 
     OperationPlan(String operation, IdempotencyPolicy policy, IdempotencyStore store, String namespace,
                   ScopeTemplate scope, KeySource[] keySources, KeySource[] payloadSources, ReturnKind returnKind,
@@ -81,7 +82,7 @@ public final class OperationPlan {
         this.fixedWindow = policy.windowAlignment() == WindowAlignment.FIXED;
         this.zone = policy.zone();
         this.literalKeyPrefix = scope.isLiteral() ? CallKey.keyPrefix(namespace, scope.render(new Object[0])) : null;
-        this.encodedVersion = CanonicalEncoder.encodedString(policy.version());
+        this.encodedVersion = CanonicalEncoder.encodedConstant(policy.version());
     }
 
     /** The operation's name in messages and events. */
@@ -139,7 +140,7 @@ public final class OperationPlan {
         if (payloadSameAsKey) {
             encoder.markPrefix(); // the payload's encoding is this prefix of the key's
         }
-        encoder.writeEncoded(encodedVersion);
+        encoder.writeConstant(encodedVersion);
         if (fixedWindow) {
             encoder.writeInteger(windowStart(nowMillis));
         }
