@@ -39,7 +39,10 @@ import java.util.regex.Pattern;
  * java -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.RedisReport docs/benchmarks.md
  * </pre>
  *
- * Arguments: {@code docs/benchmarks.md [warmup iterations (4)] [measurement iterations (3)]}, each iteration 1 s.
+ * Arguments: {@code docs/benchmarks.md [warmup iterations (10)] [measurement iterations (5)]}, each iteration 1 s.
+ * Ten seconds of warm-up because at 8 and 32 threads on 2 cores both the bare commands and Idem's calls still
+ * climbed for about that long (the JIT's compiler threads share the cores with the callers, the client's event
+ * loop and the server): with 4, the measured iterations of one run went from 14 to 35 calls/ms.
  */
 public final class RedisReport {
     static final String START = "<!-- redis-benchmarks:start -->";
@@ -61,8 +64,8 @@ public final class RedisReport {
 
     public static void main(String[] args) throws Exception {
         Path docs = Path.of(args.length > 0 ? args[0] : "docs/benchmarks.md");
-        int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 4;
-        int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 10;
+        int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         Process server = null;
         try {
             int port = freePort();
