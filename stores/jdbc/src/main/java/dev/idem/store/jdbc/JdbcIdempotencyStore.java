@@ -553,12 +553,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             int i = 0;
             ps.setBytes(++i, hash);
             ps.setBytes(++i, hash);
-            ps.setString(++i, request.key());
-            ps.setString(++i, request.payloadHash());
-            ps.setString(++i, request.owner());
-            ps.setLong(++i, offset);
-            ps.setLong(++i, offset);
-            ps.setLong(++i, lease);
+            i = bindClaimedRecord(ps, i, request, offset, lease);
             ps.setLong(++i, offset);
             try (ResultSet rs = ps.executeQuery()) {
                 boolean found = rs.next();
@@ -583,13 +578,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         try (PreparedStatement ps = c.prepareStatement(takeover)) {
             long offset = offsetMillis.getAsLong();
-            int i = 0;
-            ps.setString(++i, request.key());
-            ps.setString(++i, request.payloadHash());
-            ps.setString(++i, request.owner());
-            ps.setLong(++i, offset);
-            ps.setLong(++i, offset);
-            ps.setLong(++i, lease);
+            int i = bindClaimedRecord(ps, 0, request, offset, lease);
             ps.setBytes(++i, hash);
             ps.setLong(++i, row.token);
             ps.setString(++i, row.state);
@@ -683,19 +672,31 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     private long insertFirst(Connection c, byte[] hash, ClaimRequest request, long lease) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(claimInsertingFirst)) {
-            long offset = offsetMillis.getAsLong();
             int i = 0;
             ps.setBytes(++i, hash);
-            ps.setString(++i, request.key());
-            ps.setString(++i, request.payloadHash());
-            ps.setString(++i, request.owner());
-            ps.setLong(++i, offset);
-            ps.setLong(++i, offset);
-            ps.setLong(++i, lease);
+            bindClaimedRecord(ps, i, request, offsetMillis.getAsLong(), lease);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : NOT_INSERTED;
             }
         }
+    }
+
+    /**
+     * Binds, after parameter {@code i}, the values PostgreSQL's claim statements write into a claimed row, in the order
+     * they all name them: key, payload hash, owner, the time offset of {@code started_at}, and the time offset and
+     * the lease of {@code lease_until}.
+     *
+     * @return the index of the last parameter bound
+     */
+    private static int bindClaimedRecord(PreparedStatement ps, int i, ClaimRequest request, long offset, long lease)
+            throws SQLException {
+        ps.setString(++i, request.key());
+        ps.setString(++i, request.payloadHash());
+        ps.setString(++i, request.owner());
+        ps.setLong(++i, offset);
+        ps.setLong(++i, offset);
+        ps.setLong(++i, lease);
+        return i;
     }
 
     /** What {@link #insertFirst} returns when the key has a row: no token is negative. */
