@@ -54,7 +54,7 @@ class PostgresqlTckTest extends JdbcStoreTck {
         String application = "idem-lost-" + UUID.randomUUID();
         String tagged = url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + application;
         String key = "idem:tck:lost-connection:" + UUID.randomUUID();
-        try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(tagged).table(TABLE).build()) {
+        try (JdbcIdempotencyStore store = configured(JdbcIdempotencyStore.builder(tagged)).table(TABLE).build()) {
             ClaimOutcome.Acquired first = assertInstanceOf(ClaimOutcome.Acquired.class,
                     store.claim(new ClaimRequest(key, "h", "a", Duration.ofSeconds(30), Duration.ZERO)));
 
