@@ -5,9 +5,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -33,38 +30,9 @@ class ClassReloadingTest {
         fx.close();
     }
 
-    /** Defines the reloadable package's classes itself (child first), as a restarting class loader does. */
-    static final class ReloadingLoader extends ClassLoader {
-        ReloadingLoader() {
-            super("reloading", ClassReloadingTest.class.getClassLoader());
-        }
-
-        @Override
-        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (!name.startsWith(RELOADED_PACKAGE)) {
-                return super.loadClass(name, resolve);
-            }
-            synchronized (getClassLoadingLock(name)) {
-                Class<?> c = findLoadedClass(name);
-                if (c == null) {
-                    byte[] bytes = bytesOf(name);
-                    c = defineClass(name, bytes, 0, bytes.length);
-                }
-                return c;
-            }
-        }
-
-        private byte[] bytesOf(String name) {
-            String resource = name.replace('.', '/') + ".class";
-            try (InputStream in = getParent().getResourceAsStream(resource)) {
-                if (in == null) {
-                    throw new IllegalStateException("no class file " + resource);
-                }
-                return in.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
+    /** A loader that defines the reloadable package's classes itself (child first), as a restarting loader does. */
+    private static ClassLoader reloadingLoader() {
+        return ClassLoading.childFirst("reloading", name -> name.startsWith(RELOADED_PACKAGE));
     }
 
     private Object call(ClassLoader loader, String method, String topic) throws Throwable {
@@ -82,8 +50,8 @@ class ClassReloadingTest {
 
     @Test
     void aReloadedClassIsTheSameOperationAndGetsResultsOfItsOwnClasses() throws Throwable {
-        ReloadingLoader first = new ReloadingLoader();
-        ReloadingLoader second = new ReloadingLoader();
+        ClassLoader first = reloadingLoader();
+        ClassLoader second = reloadingLoader();
 
         Object made = call(first, "make", "rust");
         Object replayed = call(second, "make", "rust");
@@ -99,8 +67,8 @@ class ClassReloadingTest {
     void aDiscardedClassLoaderIsCollectedWhileTheEngineLivesOn() throws Throwable {
         WeakReference<ClassLoader> discarded = useAndDiscard("name");
 
-        EngineHardeningTest.assertCollected(discarded, "a class loader whose classes the engine served");
-        assertEquals("rust 1", call(new ReloadingLoader(), "name", "rust"), "the engine still answers");
+        ClassLoading.assertCollected(discarded, "a class loader whose classes the engine served");
+        assertEquals("rust 1", call(reloadingLoader(), "name", "rust"), "the engine still answers");
     }
 
     @Test
@@ -108,15 +76,15 @@ class ClassReloadingTest {
         WeakReference<ClassLoader> discarded = useAndDiscard("make");
 
         // Another key: the reloaded code does not overwrite the old plan's local result by chance.
-        Object afterReload = call(new ReloadingLoader(), "make", "go");
+        Object afterReload = call(reloadingLoader(), "make", "go");
 
         assertEquals("Out[topic=go, edition=1]", afterReload.toString());
-        EngineHardeningTest.assertCollected(discarded, "the class loader of a reloaded class");
+        ClassLoading.assertCollected(discarded, "the class loader of a reloaded class");
     }
 
     /** Calls {@code method} through a loader only this frame holds, so once it returns nothing of the test does. */
     private WeakReference<ClassLoader> useAndDiscard(String method) throws Throwable {
-        ReloadingLoader loader = new ReloadingLoader();
+        ClassLoader loader = reloadingLoader();
         call(loader, method, "rust");
         call(loader, method, "rust"); // a replay too: the local results and the plan's caches are in use
         return new WeakReference<>(loader);

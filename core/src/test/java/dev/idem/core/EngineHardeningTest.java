@@ -43,10 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The engine's answers where a careless implementation hangs, leaks or lies: an Error while a result is saved, a
@@ -868,7 +866,7 @@ class EngineHardeningTest {
 
             WeakReference<Object> argument = callWithACyclicArgument(fx);
 
-            assertCollected(argument, "the argument of a failed key encoding");
+            ClassLoading.assertCollected(argument, "the argument of a failed key encoding");
             assertEquals(0, service.runs.get());
         }
 
@@ -973,19 +971,4 @@ class EngineHardeningTest {
     }
 
     /** Polls a weak reference with garbage collections until it clears, failing at a deadline. */
-    static void assertCollected(WeakReference<?> reference, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (reference.get() != null) {
-            if (System.nanoTime() > deadline) {
-                fail(what + " is still reachable after " + WAIT_SECONDS + " s of garbage collections");
-            }
-            System.gc();
-            byte[][] pressure = new byte[64][];
-            for (int i = 0; i < pressure.length; i++) {
-                pressure[i] = new byte[64 * 1024];
-            }
-            Thread.sleep(10);
-        }
-        assertNull(reference.get());
-    }
 }

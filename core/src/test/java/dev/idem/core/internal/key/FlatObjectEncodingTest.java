@@ -1,10 +1,9 @@
 package dev.idem.core.internal.key;
 
+import dev.idem.core.ClassLoading;
 import dev.idem.core.KeyCanonicalizer;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.invoke.MethodHandle;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Constructor;
@@ -12,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -305,18 +303,12 @@ class FlatObjectEncodingTest {
 
     @Test
     void theLoaderOfAFlatClassIsCollectedAfterItsWriterRanHot() throws Exception {
-        WeakReference<ClassLoader> discarded = encodeHotAndDiscard();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (discarded.get() != null) {
-            assertTrue(System.nanoTime() < deadline, "a loader whose flat class was encoded is still reachable");
-            System.gc();
-            Thread.sleep(10);
-        }
+        ClassLoading.assertCollected(encodeHotAndDiscard(), "a loader whose flat class was encoded");
     }
 
     /** Encodes a {@link Request} of a loader of its own often enough for its writer to be compiled, then drops all. */
     private static WeakReference<ClassLoader> encodeHotAndDiscard() throws Exception {
-        ClassLoader loader = new OwnCopyOf(Request.class);
+        ClassLoader loader = ClassLoading.childFirst("own-copy", Request.class.getName()::equals);
         Class<?> type = Class.forName(Request.class.getName(), true, loader);
         assertNotSame(Request.class, type);
         Constructor<?> constructor = type.getDeclaredConstructor(String.class, int.class);
@@ -328,34 +320,5 @@ class FlatObjectEncodingTest {
         }
         assertTrue(TypeEntry.of(type).layout().flat);
         return new WeakReference<>(loader);
-    }
-
-    /** Defines its own copy of one class, from the class file its parent has. */
-    private static final class OwnCopyOf extends ClassLoader {
-        private final String name;
-
-        OwnCopyOf(Class<?> type) {
-            super(type.getClassLoader());
-            this.name = type.getName();
-        }
-
-        @Override
-        protected Class<?> loadClass(String className, boolean resolve) throws ClassNotFoundException {
-            if (!className.equals(name)) {
-                return super.loadClass(className, resolve);
-            }
-            synchronized (getClassLoadingLock(className)) {
-                Class<?> loaded = findLoadedClass(className);
-                if (loaded != null) {
-                    return loaded;
-                }
-                try (InputStream in = getParent().getResourceAsStream(className.replace('.', '/') + ".class")) {
-                    byte[] bytes = in.readAllBytes();
-                    return defineClass(className, bytes, 0, bytes.length);
-                } catch (IOException e) {
-                    throw new ClassNotFoundException(className, e);
-                }
-            }
-        }
     }
 }
