@@ -47,7 +47,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class RedisBenchmarks {
     static final String URI_PROPERTY = "idem.bench.redis.uri";
-    private static final byte[] VALUE = new byte[64];
 
     /** A new key every call, through {@code @Idempotent}. */
     public static class Fresh implements Generator {
@@ -84,6 +83,12 @@ public class RedisBenchmarks {
         /** The two scripts of {@link #scriptFloorFresh}, loaded once. */
         String floorClaim;
         String floorFinish;
+        /**
+         * What the baselines write: values as long as the records Idem writes for {@link Fresh}, in progress (the claim)
+         * and completed (the result), so that the bare commands and Idem move the same bytes ({@link RecordLengths}).
+         */
+        byte[] claimValue;
+        byte[] completedValue;
         IdemEngine engine;
 
         @Setup(Level.Trial)
@@ -97,7 +102,10 @@ public class RedisBenchmarks {
             client = RedisClient.create(uri);
             bare = client.connect(ByteArrayCodec.INSTANCE);
             commands = bare.sync();
-            commands.set(replayedBareKey, VALUE, SetArgs.Builder.px(Duration.ofHours(1)));
+            RecordLengths lengths = RecordLengths.of(this);
+            claimValue = new byte[lengths.inProgress()];
+            completedValue = new byte[lengths.completed()];
+            commands.set(replayedBareKey, completedValue, SetArgs.Builder.px(Duration.ofHours(1)));
             floorClaim = commands.scriptLoad(FLOOR_CLAIM.getBytes(StandardCharsets.UTF_8));
             floorFinish = commands.scriptLoad(FLOOR_FINISH.getBytes(StandardCharsets.UTF_8));
         }
@@ -108,7 +116,11 @@ public class RedisBenchmarks {
          * results it keeps count by that clock.
          */
         IdemEngine install(Clock clock) {
-            IdempotencyStore store = RedisIdempotencyStore.builder(client).build();
+            return install(clock, RedisIdempotencyStore.builder(client).build());
+        }
+
+        /** As {@link #install(Clock)}, over {@code store}. */
+        IdemEngine install(Clock clock, IdempotencyStore store) {
             if (!clock.equals(Clock.systemUTC())) {
                 store = new StoreWithoutItsTime(store);
             }
@@ -194,8 +206,8 @@ public class RedisBenchmarks {
     @Benchmark
     public String baselineSetNxSetXx(Redis redis, Keys keys) {
         byte[] key = keys.nextBareKey();
-        redis.commands.set(key, VALUE, SetArgs.Builder.nx().px(60_000));
-        return redis.commands.set(key, VALUE, SetArgs.Builder.xx().px(600_000));
+        redis.commands.set(key, redis.claimValue, SetArgs.Builder.nx().px(60_000));
+        return redis.commands.set(key, redis.completedValue, SetArgs.Builder.xx().px(600_000));
     }
 
     /**
@@ -220,8 +232,8 @@ public class RedisBenchmarks {
     @Benchmark
     public Object scriptFloorFresh(Redis redis, Keys keys) {
         byte[][] k = keys.nextScriptKeys();
-        redis.commands.evalsha(redis.floorClaim, ScriptOutputType.INTEGER, k, VALUE);
-        return redis.commands.evalsha(redis.floorFinish, ScriptOutputType.INTEGER, k, VALUE);
+        redis.commands.evalsha(redis.floorClaim, ScriptOutputType.INTEGER, k, redis.claimValue);
+        return redis.commands.evalsha(redis.floorFinish, ScriptOutputType.INTEGER, k, redis.completedValue);
     }
 
     /** The least a replay from Redis can cost: one GET. */
