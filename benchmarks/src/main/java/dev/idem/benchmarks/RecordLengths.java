@@ -46,14 +46,15 @@ record RecordLengths(int inProgress, int completed) {
     }
 
     /**
-     * The Redis key of {@code key}'s record, as {@link RedisIdempotencyStore} documents it: {@code idem:{h}:r}, where
-     * {@code h} is the first 128 bits of the SHA-256 of the key's UTF-8 bytes, in hex.
+     * The Redis key of {@code key}'s record, as {@link RedisIdempotencyStore} documents it: {@code idem:{b}:h}, where
+     * {@code h} is the first 128 bits of the SHA-256 of the key's UTF-8 bytes, in hex, and {@code b} its first 3
+     * digits.
      */
     private static byte[] recordName(String key) {
         try {
             byte[] hash = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
             String h = HexFormat.of().formatHex(hash, 0, 16);
-            return ("idem:{" + h + "}:r").getBytes(StandardCharsets.UTF_8);
+            return ("idem:{" + h.substring(0, 3) + "}:" + h).getBytes(StandardCharsets.UTF_8);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM has SHA-256", e);
         }

@@ -38,10 +38,12 @@ import java.util.function.LongSupplier;
  * An {@link IdempotencyStore} in Redis (standalone; Sentinel through a {@code redis-sentinel://} URI; Cluster), shared
  * by every process that uses the server. Built on Lettuce.
  *
- * <p><b>Keys.</b> An idempotency key {@code K} lives in two Redis keys that share the hash tag {@code {h}}, where
- * {@code h} is the first 128 bits of the SHA-256 of K's UTF-8 bytes in hex (32 digits; two keys share them with a
- * chance of about 2^-64 in 2^32 keys), so both are in one Cluster slot: the record {@code idem:{h}:r}, a string
- * holding K exactly beside the record's fields ({@link Scripts}), and the token counter {@code idem:{h}:t}.
+ * <p><b>Keys.</b> An idempotency key {@code K} is named by {@code h}, the first 128 bits of the SHA-256 of K's UTF-8
+ * bytes in hex (32 digits; two keys share them with a chance of about 2^-64 in 2^32 keys), and belongs to the bucket
+ * {@code b}, the first 3 of those digits (one of {@value #BUCKETS}). Its record is the string {@code idem:{b}:h},
+ * holding K exactly beside the record's fields ({@link Scripts}); the bucket's fencing-token counter is
+ * {@code idem:{b}:t}. The hash tag {@code {b}} puts both in one Cluster slot, and spreads the keys over 4,096 tags,
+ * so over the masters of a Cluster.
  *
  * <p><b>One atomic step per operation.</b> Claim, complete, fail, renew, release, delete and get are each one Lua
  * script run by {@code EVALSHA} (loaded on first use, and again when the server answers {@code NOSCRIPT}), so each is
@@ -52,9 +54,10 @@ import java.util.function.LongSupplier;
  * clocks agree. Expiry is decided in the script from the record's {@code expiresAt}; the Redis TTL of a record is its
  * logical expiry (or lease) plus {@link #TTL_MARGIN}, so Redis only frees memory and never decides an outcome.
  *
- * <p><b>Tokens</b> come from a per-key counter that outlives the record (by at least {@link #COUNTER_MIN_MARGIN}
- * after the record's own TTL), so they increase across release, expiry and deletion and across every process; a token
- * is never below the server's now in microseconds, which keeps tokens increasing should the counter be evicted.
+ * <p><b>Tokens</b> come from the counter of the key's bucket, which every claim of a key of the bucket raises to the
+ * token it gives, and which is never deleted (4,096 small keys in all, without a TTL), so they increase for each key
+ * across release, expiry and deletion and across every process; a token is never below the server's now in
+ * microseconds either, which keeps tokens increasing should a counter be lost.
  *
  * <p><b>Connection loss fails closed.</b> Every command waits at most the configured timeout and reports
  * {@link IdempotencyStoreException}. The store's own connection does not replay commands after a reconnect (a
@@ -75,34 +78,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     /** How much longer Redis keeps a record than its logical expiry or lease: a late completion still finds it. */
     public static final Duration TTL_MARGIN = Duration.ofMinutes(1);
-    /**
-     * How much longer than its record's TTL a claim (and a completion that rewrites it) keeps a key's token counter:
-     * the counter is written when the record is, and outlives it by this much then.
-     */
-    public static final Duration COUNTER_MARGIN = Duration.ofDays(1);
-    /**
-     * The least by which a key's token counter outlives its record's TTL. A completion keeps the counter the claim
-     * wrote (one command fewer) unless the record is now kept so long that the counter might outlive it by less than
-     * this; then it writes the counter again, to outlive the record by {@link #COUNTER_MARGIN}.
-     */
-    public static final Duration COUNTER_MIN_MARGIN = Duration.ofHours(12);
+    /** How many buckets of keys there are, each with its token counter: 16^3, one per 3-hex-digit hash tag. */
+    public static final int BUCKETS = 4096;
 
     private static final byte[] PREFIX = bytes("idem:{");
-    private static final byte[] RECORD_SUFFIX = bytes("}:r");
-    private static final byte[] COUNTER_SUFFIX = bytes("}:t");
+    /** The hex digits of a bucket: its hash tag. */
+    private static final int BUCKET_DIGITS = 3;
+    /** After the bucket: the end of the hash tag. */
+    private static final byte[] TAG_END = bytes("}:");
+    /** The counter's name within its bucket, {@code idem:{b}:t}; a record's is its 32-digit h. */
+    private static final byte COUNTER = 't';
     /** The record's first byte, its state ({@link Scripts}). */
     private static final byte IN_PROGRESS = 'I';
     /** How many bytes of the SHA-256 of a key name its Redis keys: 128 bits. */
     private static final int HASH_BYTES = 16;
     private static final long TTL_MARGIN_MILLIS = TTL_MARGIN.toMillis();
-    private static final long COUNTER_MARGIN_MILLIS = COUNTER_MARGIN.toMillis();
-    /**
-     * The longest a record may be kept ({@code ttl} with jitter) for the counter its claim wrote to still outlive it by
-     * {@link #COUNTER_MIN_MARGIN}: a completion finds the record in progress, so at most {@link #TTL_MARGIN} after its
-     * lease, and the claim (or a renewal) kept the counter {@link #COUNTER_MARGIN} beyond that ({@link Scripts}).
-     */
-    private static final long KEPT_WITHOUT_COUNTER_MILLIS =
-            COUNTER_MARGIN.minus(COUNTER_MIN_MARGIN).minus(TTL_MARGIN).toMillis();
     private static final byte[] ZERO = number(0);
     private static final byte[] HEX = bytes("0123456789abcdef");
     /**
@@ -313,10 +303,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long window = request.window().toMillis();
         long offset = offsetMillis.getAsLong();
         // The window and the offset are sent only when needed: the script reads a missing argument as zero.
-        byte[][] args = offset != 0 ? new byte[][] {fields, lease.recordPx, lease.counterPx, number(window),
-                number(offset)}
-                : window != 0 ? new byte[][] {fields, lease.recordPx, lease.counterPx, number(window)}
-                : new byte[][] {fields, lease.recordPx, lease.counterPx};
+        byte[][] args = offset != 0 ? new byte[][] {fields, lease.recordPx, number(window), number(offset)}
+                : window != 0 ? new byte[][] {fields, lease.recordPx, number(window)}
+                : new byte[][] {fields, lease.recordPx};
         List<Object> reply = run("claim", key, Scripts.CLAIM, keys, args);
         if (reply.size() == 1) { // the token alone: nothing replaced, so nothing of the store's time to translate
             return new ClaimOutcome.Acquired((Long) reply.get(0), null);
@@ -351,10 +340,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Scripts.Script script = state == RecordState.COMPLETED ? Scripts.COMPLETE : Scripts.FAIL;
         long offset = offsetMillis.getAsLong();
         byte[] px = number(keep + TTL_MARGIN_MILLIS);
-        if (keep > KEPT_WITHOUT_COUNTER_MILLIS) { // the counter's name and PX too: the script writes it again
-            return applied(run(operation, key, script, redisKeys(key), owned(fencingToken), px, encoded.clone(),
-                    number(offset), number(keep + TTL_MARGIN_MILLIS + COUNTER_MARGIN_MILLIS)));
-        }
         // Only the record's name: each key and argument costs the server a Lua string and a table slot.
         return applied(run(operation, key, script, recordKey(key), offset == 0
                 ? new byte[][] {owned(fencingToken), px, encoded.clone()}
@@ -364,21 +349,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean release(String key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        return applied(run("release", key, Scripts.RELEASE, redisKeys(key), owned(fencingToken)));
+        return applied(run("release", key, Scripts.RELEASE, recordKey(key), owned(fencingToken)));
     }
 
     @Override
     public boolean renew(String key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(lease, "lease");
-        return applied(run("renew", key, Scripts.RENEW, redisKeys(key), owned(fencingToken),
+        return applied(run("renew", key, Scripts.RENEW, recordKey(key), owned(fencingToken),
                 number(lease.toMillis()), offset()));
     }
 
     @Override
     public Optional<IdempotencyRecord> get(String key) {
         Objects.requireNonNull(key, "key");
-        List<Object> reply = run("get", key, Scripts.GET, redisKeys(key), offset());
+        List<Object> reply = run("get", key, Scripts.GET, recordKey(key), offset());
         IdempotencyRecord record = record(reply, 1);
         if (record == null || record.isExpiredAt(Instant.ofEpochMilli((Long) reply.get(0)))) {
             return Optional.empty();
@@ -389,7 +374,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public void delete(String key) {
         Objects.requireNonNull(key, "key");
-        run("delete", key, Scripts.DELETE, redisKeys(key));
+        run("delete", key, Scripts.DELETE, recordKey(key));
     }
 
     /** Offered: see {@link RedisWakeups}; one pub/sub connection per store, opened by the first watch. */
@@ -439,8 +424,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     // Plumbing
 
     /**
-     * The Redis keys of {@code key}: its record and its token counter, in one slot. The arrays may be shared with
-     * other calls of the same thread: callers never change them.
+     * The Redis keys of {@code key}: its record and its bucket's token counter, in one slot. The arrays may be shared
+     * with other calls of the same thread: callers never change them.
      */
     static byte[][] redisKeys(String key) {
         return KEY_NAMES.get().of(key);
@@ -478,17 +463,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
             byte[] keyBytes = bytes(key);
             byte[] hash = sha256.digest(keyBytes); // digest() resets the digest for the next key
-            int tagAt = PREFIX.length;
-            byte[] record = new byte[tagAt + 2 * HASH_BYTES + RECORD_SUFFIX.length];
-            System.arraycopy(PREFIX, 0, record, 0, tagAt);
+            byte[] hex = new byte[2 * HASH_BYTES];
             for (int i = 0; i < HASH_BYTES; i++) {
-                record[tagAt + 2 * i] = HEX[(hash[i] >> 4) & 0xf];
-                record[tagAt + 2 * i + 1] = HEX[hash[i] & 0xf];
+                hex[2 * i] = HEX[(hash[i] >> 4) & 0xf];
+                hex[2 * i + 1] = HEX[hash[i] & 0xf];
             }
-            int suffixAt = tagAt + 2 * HASH_BYTES;
-            System.arraycopy(RECORD_SUFFIX, 0, record, suffixAt, RECORD_SUFFIX.length);
-            byte[] counter = record.clone();
-            System.arraycopy(COUNTER_SUFFIX, 0, counter, suffixAt, COUNTER_SUFFIX.length);
+            // idem:{b}: then h for the record, t for the counter
+            int tagged = PREFIX.length + BUCKET_DIGITS + TAG_END.length;
+            byte[] record = new byte[tagged + hex.length];
+            System.arraycopy(PREFIX, 0, record, 0, PREFIX.length);
+            System.arraycopy(hex, 0, record, PREFIX.length, BUCKET_DIGITS);
+            System.arraycopy(TAG_END, 0, record, PREFIX.length + BUCKET_DIGITS, TAG_END.length);
+            System.arraycopy(hex, 0, record, tagged, hex.length);
+            byte[] counter = Arrays.copyOf(record, tagged + 1);
+            counter[tagged] = COUNTER;
             lastKey = key;
             lastKeyBytes = keyBytes;
             lastNames = new byte[][] {record, counter};
@@ -512,7 +500,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * A lease of {@code millis} as the claim's arguments, from a one-entry cache: an operation's lease is the same
+     * A lease of {@code millis} as the claim's argument, from a one-entry cache: an operation's lease is the same
      * every call.
      */
     private EncodedLease lease(long millis) {
@@ -520,8 +508,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         if (last != null && last.number == millis) {
             return last;
         }
-        EncodedLease encoded = new EncodedLease(millis, number(millis + TTL_MARGIN_MILLIS),
-                number(millis + TTL_MARGIN_MILLIS + COUNTER_MARGIN_MILLIS));
+        EncodedLease encoded = new EncodedLease(millis, number(millis + TTL_MARGIN_MILLIS));
         lastLease = encoded;
         return encoded;
     }
@@ -565,10 +552,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * A lease and the claim's arguments it makes: the record's PX (the lease plus the TTL margin) and the counter's
-     * (plus the counter margin too); immutable like {@link EncodedText}.
+     * A lease and the claim's argument it makes, the record's PX (the lease plus the TTL margin); immutable like
+     * {@link EncodedText}.
      */
-    private record EncodedLease(long number, byte[] recordPx, byte[] counterPx) {
+    private record EncodedLease(long number, byte[] recordPx) {
     }
 
     /** The test offset of the server's time as a script argument; a constant outside tests. */

@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * the channels of the keys that callers of this process are waiting for, and nothing else.
  *
  * <h2>Channels</h2>
- * The channel of an idempotency key is {@code idem:{h}:r}, the name of its record: the same hash tag,
+ * The channel of an idempotency key is {@code idem:{b}:h}, the name of its record: the same hash tag,
  * so the same Cluster slot. The scripts that end an execution (complete, fail, release, delete) publish the new state
  * on it with {@code SPUBLISH} ({@link Scripts}); a watch subscribes with {@code SSUBSCRIBE}.
  *

@@ -9,9 +9,8 @@ import java.util.HexFormat;
 
 /**
  * The Lua scripts of the store, one per operation: each runs as one atomic step on the server, reads the server's
- * {@code TIME} itself and touches only the two keys of one idempotency key, {@code KEYS[1]} (the record) and
- * {@code KEYS[2]} (the key's token counter; a completion names it only when it writes it), which share a hash tag and
- * so a Cluster slot.
+ * {@code TIME} itself and touches only the record of one idempotency key, {@code KEYS[1]}, and the claim also the token
+ * counter of the record's bucket, {@code KEYS[2]}; the two share a hash tag and so a Cluster slot.
  *
  * <h2>The record</h2>
  * One string: a fixed header of {@value #HEADER} ASCII bytes, then the variable fields.
@@ -42,40 +41,34 @@ import java.util.HexFormat;
  * <h2>Commands</h2>
  * A fresh call runs seven commands inside Redis: the claim of a key seen for the first time {@code TIME},
  * {@code SET record NX GET} (writes the record unless there is one, and returns the one there is) and
- * {@code SET counter GET}; the completion {@code GET}, {@code TIME}, {@code SET} and {@code SPUBLISH}, and a second
- * {@code SET} of the counter only when the record is kept so long that the counter might outlive it by less than
- * {@link RedisIdempotencyStore#COUNTER_MIN_MARGIN}. A replay runs {@code TIME} and {@code SET ... NX GET}. TTLs are
- * passed as the strings {@code PX} takes, formatted by the client.
+ * {@code SET counter GET}; the completion {@code GET}, {@code TIME}, {@code SET} and {@code SPUBLISH}. A replay runs
+ * {@code TIME} and {@code SET ... NX GET}. TTLs are passed as the strings {@code PX} takes, formatted by the client.
  *
  * <h2>Wake-ups</h2>
  * Complete, fail, release and delete end by publishing the new state on the key's channel, named as its record
- * {@code idem:{h}:r} ({@link RedisWakeups}: no name to build), with {@code SPUBLISH}, inside the script, so no write
- * that ends an execution goes unannounced. Sharded pub/sub because the channel carries the key's hash tag: in a
+ * ({@link RedisWakeups}: no name to build), with {@code SPUBLISH}, inside the script, so no write that ends an
+ * execution goes unannounced. Sharded pub/sub because the channel carries the record's hash tag: in a
  * Cluster the message stays on the shard that holds the key (and the script may only publish in its own slot), where a
  * classic {@code PUBLISH} is broadcast to every node. Published with {@code pcall}, so a server without sharded pub/sub
  * (before 7.0) still applies the write; its waiters are found by their re-check.
  *
  * <h2>Tokens</h2>
- * A claim's token is the larger of the counter plus one (and the record's token plus one, should the counter have
- * been evicted) and the server's now in microseconds. Should the counter still be lost, the floor of now keeps tokens
- * increasing unless one key was claimed more than once per microsecond on average for that long, or the server's clock
- * went back. Tokens are compared as Lua numbers (doubles), exact for integers up to 2^53: microseconds of the epoch
- * stay below that until the 23rd century.
+ * A claim's token is the larger of its bucket's counter plus one, the replaced record's token plus one, and the
+ * server's now in microseconds; the claim writes it to the counter, so the counter holds the largest token any key of
+ * the bucket was given. A bucket is one of {@value RedisIdempotencyStore#BUCKETS} groups of keys (by the first 12 bits
+ * of the key's hash, which is also the hash tag of its record and counter), so its counter is never deleted and needs
+ * no TTL: 4,096 small keys in all, where a counter per key would double the keys Redis holds and need a TTL of its own
+ * that outlives its record. Tokens therefore increase for each key across release, expiry and delete, and across every
+ * process, for as long as the counter is there. Should it be lost (a {@code FLUSHALL}, an eviction under an
+ * {@code allkeys-*} policy), the floor of now keeps tokens increasing unless the server's clock went back. Tokens are
+ * compared as Lua numbers (doubles), exact for integers up to 2^53: microseconds of the epoch stay below that until the
+ * 23rd century.
  *
- * <p>The counter outlives the record by at least {@link RedisIdempotencyStore#COUNTER_MIN_MARGIN}. A claim writes it
- * with a TTL of the lease plus {@link RedisIdempotencyStore#TTL_MARGIN} plus
- * {@link RedisIdempotencyStore#COUNTER_MARGIN}, and a renewal keeps it at least that long from its own now, so while a
- * record is in progress its counter lives at least until its {@code lease until} plus both margins. A completion
- * finds the record in progress, so no later than its Redis TTL, {@code lease until} plus the TTL margin; it keeps the
- * record {@code kept} (the ttl with its jitter) plus the TTL margin from then, which the counter outlives by at least
- * {@code COUNTER_MARGIN - TTL_MARGIN - kept}. So the completion leaves the counter as it is when {@code kept} is at most
- * {@code COUNTER_MARGIN - COUNTER_MIN_MARGIN - TTL_MARGIN} (11 hours 59 minutes), and otherwise writes it again, the
- * record's TTL plus {@link RedisIdempotencyStore#COUNTER_MARGIN}: the client decides, knowing {@code kept}, and the
- * script reads nothing for it. (All in the server's own clock, whatever the test offset.) Release, delete and renew
- * raise a shorter counter TTL with {@code PTTL} and {@code PEXPIRE} (rare operations, kept simple).
+ * <p>So only a claim touches the counter: a completion, failure, renewal, release or delete leaves it as it is, since
+ * it already holds this record's token or a larger one.
  *
- * <p>The margins are constants written into the scripts' text rather than arguments: fewer arguments to encode, send
- * and convert.
+ * <p>The TTL margin is a constant written into the scripts' text rather than an argument: fewer arguments to encode,
+ * send and convert.
  */
 final class Scripts {
     private Scripts() {
@@ -95,12 +88,10 @@ final class Scripts {
 
     /** The record's Redis TTL beyond its logical expiry or lease, in ms, as a Lua literal. */
     private static final String MARGIN = Long.toString(RedisIdempotencyStore.TTL_MARGIN.toMillis());
-    /** How much longer a claim keeps the counter than its record, in ms, as a Lua literal. */
-    private static final String COUNTER_MARGIN = Long.toString(RedisIdempotencyStore.COUNTER_MARGIN.toMillis());
 
     /**
      * Helpers shared by the scripts other than claim and finish (which are written out for the common case).
-     * {@code now_ms} returns the server's now (plus the offset) in milliseconds; {@code token} reads a record's token.
+     * {@code now_ms} returns the server's now (plus the offset) in milliseconds; {@code wake} publishes the new state.
      * Numbers are formatted with %d: Lua's own formatting writes 15 digits as 1.7e+15.
      */
     private static final String PRELUDE = """
@@ -109,24 +100,14 @@ final class Scripts {
               local t = redis.call('TIME')
               return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(offset)
             end
-            local function token(raw) return tonumber(string.sub(raw, 2, 17)) end
-            local function keep_counter(tok, ttl)
-              local c = tonumber(redis.call('GET', KEYS[2]) or '0')
-              if c < tok then
-                redis.call('SET', KEYS[2], fmt(tok), 'PX', fmt(ttl))
-              else
-                local pt = redis.call('PTTL', KEYS[2])
-                if pt >= 0 and pt < ttl then redis.call('PEXPIRE', KEYS[2], fmt(ttl)) end
-              end
-            end
             local function wake(what)
               redis.pcall('SPUBLISH', KEYS[1], what)
             end
             """;
 
     /**
-     * ARGV: the record's variable fields ({@code klen:plen:olen:key hash owner}), the record's PX (the lease plus the
-     * TTL margin), the counter's PX (that plus the counter margin), and only when either is not zero the window ms and
+     * KEYS: the record, and its bucket's counter. ARGV: the record's variable fields ({@code klen:plen:olen:key hash
+     * owner}), the record's PX (the lease plus the TTL margin), and only when either is not zero the window ms and
      * then the offset ms (missing arguments read as zero: each argument costs the server a string and a table slot).
      * Returns the token alone (an integer, not a list: cheaper to build and to send) when acquired over nothing
      * (absent or expired), {@code {0, now, record}} when the claim loses to the live record, and
@@ -134,9 +115,10 @@ final class Scripts {
      * the offset), which the caller needs only beside a record.
      *
      * <p>Lean for the common case, a key seen for the first time (three commands): the record is written by
-     * {@code SET ... NX GET}, with the floor of the token (now in microseconds), and the counter by {@code SET ... GET}
-     * with the token as the record's header spells it, and returns the counter it replaced; only when that counter was
-     * not below the floor are both written again, one above it. When a record was there, {@code SET NX} wrote nothing
+     * {@code SET ... NX GET}, with the floor of the token (now in microseconds), and the bucket's counter by
+     * {@code SET ... GET} with the token as the record's header spells it, which returns the counter it replaced; only
+     * when that counter was not below the floor (another key of the bucket drew a token in this microsecond, or the
+     * clock went back) are both written again, one above it. When a record was there, {@code SET NX} wrote nothing
      * and returned it: the script decides from its header whether the claim loses (the record is returned as it is)
      * or replaces it. The header is formatted once ({@code string.format} is the dearest call a script makes), and
      * strings become numbers by arithmetic ({@code s + 0}, one conversion) rather than {@code tonumber} (two).
@@ -144,16 +126,16 @@ final class Scripts {
     static final Script CLAIM = new Script("claim", ScriptOutputType.MULTI, """
             local t = redis.call('TIME')
             local us = t[2] + 0
-            local tok = t[1] * 1000000 + us + (ARGV[5] or 0) * 1000
+            local tok = t[1] * 1000000 + us + (ARGV[4] or 0) * 1000
             local now = (tok - us % 1000) / 1000
             local lu = now + ARGV[2] - MARGIN
             local rec = string.format('I%016d%013d%013d00000000000000000000000000', tok, now, lu) .. ARGV[1]
             local raw = redis.call('SET', KEYS[1], rec, 'PX', ARGV[2], 'NX', 'GET')
             if not raw then
-              local c = redis.call('SET', KEYS[2], string.sub(rec, 2, 17), 'PX', ARGV[3], 'GET')
+              local c = redis.call('SET', KEYS[2], string.sub(rec, 2, 17), 'GET')
               if c and c + 0 >= tok then
                 tok = c + 1
-                redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', ARGV[3])
+                redis.call('SET', KEYS[2], string.format('%d', tok))
                 redis.call('SET', KEYS[1], string.format('I%016d%013d%013d00000000000000000000000000', tok, now, lu)
                   .. ARGV[1], 'PX', ARGV[2])
               end
@@ -167,16 +149,16 @@ final class Scripts {
                 if now < string.sub(raw, 31, 43) + 0 then return {0, now, raw} end
                 started = string.sub(raw, 18, 30) + 0
               else
-                local window = (ARGV[4] or 0) + 0
+                local window = (ARGV[3] or 0) + 0
                 if window <= 0 or now < string.sub(raw, 18, 30) + window then return {0, now, raw} end
               end
             end
             local rt = string.sub(raw, 2, 17) + 0
             if rt + 1 > tok then tok = rt + 1 end
-            local c = redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', ARGV[3], 'GET')
+            local c = redis.call('SET', KEYS[2], string.format('%d', tok), 'GET')
             if c and c + 1 > tok then
               tok = c + 1
-              redis.call('SET', KEYS[2], string.format('%d', tok), 'PX', ARGV[3])
+              redis.call('SET', KEYS[2], string.format('%d', tok))
             end
             redis.call('SET', KEYS[1], string.format('I%016d%013d%013d00000000000000000000000000', tok, started, lu)
               .. ARGV[1], 'PX', ARGV[2])
@@ -186,19 +168,13 @@ final class Scripts {
 
     /**
      * Complete ({@link #COMPLETE}) or fail ({@link #FAIL}); the final state is written into the script's text, which
-     * saves an argument. KEYS: the record, and the counter only when the counter is written. ARGV: {@code I} and the
-     * 16-digit token, the record's PX (how long it is kept, the ttl plus jitter, plus the TTL margin), the encoded
-     * result, then, only when needed, the offset ms and the counter's PX.
+     * saves an argument. KEYS: the record. ARGV: {@code I} and the 16-digit token, the record's PX (how long it is
+     * kept, the ttl plus jitter, plus the TTL margin), the encoded result, then, only when not zero, the offset ms.
      * Returns 1 when the claim finished, 0 (nothing changed) when the token is not the current one of a record in
      * progress.
      *
      * <p>The new record is the old one's token, started at and lease until, the two new times, the old variable fields
-     * and the result. The counter is written only when the client sends its PX (the record's plus
-     * {@link RedisIdempotencyStore#COUNTER_MARGIN}), which it does when the counter might otherwise outlive the record
-     * by less than {@link RedisIdempotencyStore#COUNTER_MIN_MARGIN} (see the class); then with one unconditional
-     * {@code SET} of this token, since while the record is in progress under this token the counter holds this very
-     * token (the claim set both; only a claim that replaces the record raises the counter, and then this token is no
-     * longer the record's) or was evicted, so writing it back never lowers it.
+     * and the result. The counter is not touched: it already holds this token or a larger one (see the class).
      */
     private static final String FINISH = """
             local raw = redis.call('GET', KEYS[1])
@@ -209,7 +185,6 @@ final class Scripts {
             local ea = now + ARGV[2] - MARGIN
             redis.call('SET', KEYS[1], 'STATE' .. string.sub(raw, 2, 43) .. string.format('%013d%013d', now, ea)
               .. string.sub(raw, 70) .. ARGV[3], 'PX', ARGV[2])
-            if ARGV[5] then redis.call('SET', KEYS[2], string.format('%d', string.sub(raw, 2, 17)), 'PX', ARGV[5]) end
             redis.pcall('SPUBLISH', KEYS[1], 'STATE')
             return 1
             """;
@@ -228,7 +203,6 @@ final class Scripts {
             local lease = tonumber(ARGV[2])
             redis.call('SET', KEYS[1], string.sub(raw, 1, 30) .. string.format('%013d', now + lease)
               .. string.sub(raw, 44), 'PX', fmt(lease + MARGIN))
-            keep_counter(token(raw), lease + MARGIN + COUNTER_MARGIN)
             return 1
             """);
 
@@ -237,17 +211,15 @@ final class Scripts {
             local raw = redis.call('GET', KEYS[1])
             if not raw or string.sub(raw, 1, 17) ~= ARGV[1] then return 0 end
             redis.call('DEL', KEYS[1])
-            keep_counter(token(raw), COUNTER_MARGIN)
             wake('RELEASED')
             return 1
             """);
 
-    /** No ARGV. Removes the record whatever its state; the counter keeps its token. Returns 1 or 0. */
+    /** No ARGV. Removes the record whatever its state (the counter keeps its tokens). Returns 1 or 0. */
     static final Script DELETE = new Script("delete", ScriptOutputType.INTEGER, PRELUDE + """
             local raw = redis.call('GET', KEYS[1])
             if not raw then return 0 end
             redis.call('DEL', KEYS[1])
-            keep_counter(token(raw), COUNTER_MARGIN)
             wake('DELETED')
             return 1
             """);
@@ -266,14 +238,9 @@ final class Scripts {
      * list.
      */
     record Script(String name, ScriptOutputType output, String source, String sha) {
-        /** A script written with the margins' names, which stand for their values in the text run and hashed. */
+        /** A script written with the margin's name, which stands for its value in the text run and hashed. */
         Script(String name, ScriptOutputType output, String source) {
-            this(name, output, withMargins(source), sha1(withMargins(source)));
-        }
-
-        /** COUNTER_MARGIN first: MARGIN is part of its name. */
-        private static String withMargins(String source) {
-            return source.replace("COUNTER_MARGIN", COUNTER_MARGIN).replace("MARGIN", MARGIN);
+            this(name, output, source.replace("MARGIN", MARGIN), sha1(source.replace("MARGIN", MARGIN)));
         }
 
         private static String sha1(String source) {

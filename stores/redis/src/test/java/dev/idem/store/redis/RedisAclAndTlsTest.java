@@ -46,7 +46,7 @@ class RedisAclAndTlsTest {
      * (@connection: HELLO, AUTH, CLIENT SETINFO, PING).
      */
     static final String STORE_ACL = "~idem:* &idem:* +@connection +evalsha +script|load +time"
-            + " +del +get +set +pttl +pexpire +spublish +ssubscribe +sunsubscribe";
+            + " +del +get +set +spublish +ssubscribe +sunsubscribe";
     private static RedisServerProcess server;
     private static int tlsPort;
     @Nullable

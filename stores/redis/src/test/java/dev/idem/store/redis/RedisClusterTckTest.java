@@ -111,6 +111,8 @@ class RedisClusterTckTest extends IdempotencyStoreTck {
                 assertEquals(cluster.node(n).clusterKeyslot(record), cluster.node(n).clusterKeyslot(counter),
                         "the server puts the record and the counter in one slot");
                 assertEquals(2L, cluster.node(n).exists(record, counter), "both live on master " + n);
+                assertTrue(counter.startsWith(record.substring(0, record.indexOf('}') + 1)),
+                        "the counter of the record's bucket: " + record + ", " + counter);
             }
         }
         for (int n = 0; n < TestRedisCluster.MASTERS; n++) {
