@@ -84,8 +84,9 @@ public class RedisBenchmarks {
         String floorClaim;
         String floorFinish;
         /**
-         * What the baselines write: values as long as the records Idem writes for {@link Fresh}, in progress (the claim)
-         * and completed (the result), so that the bare commands and Idem move the same bytes ({@link RecordLengths}).
+         * What the baselines write: values as long as the records Idem writes for {@link Fresh}, in progress (the
+         * claim) and completed (the result), so that the bare commands and Idem move the same bytes
+         * ({@link RecordLengths}).
          */
         byte[] claimValue;
         byte[] completedValue;

@@ -446,7 +446,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         /** The last key's UTF-8 bytes, which the claim also sends as the record's key. */
         private byte[] lastKeyBytes = new byte[0];
         private byte[][] lastNames = new byte[0][];
-        /** The last key's record name alone, for a completion that leaves the counter alone. */
+        /** The last key's record name alone, for every operation but the claim (only a claim writes the counter). */
         private byte[][] lastRecord = new byte[0][];
 
         KeyNames() {
