@@ -118,12 +118,23 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Nullable
     private volatile EncodedLease lastLease;
     private final RedisWakeups wakeups;
+    /** Gather concurrent claims, completions and failures into one call each; null on a Cluster (see gathered). */
+    @Nullable
+    private final ScriptBatcher claims;
+    @Nullable
+    private final ScriptBatcher completions;
+    @Nullable
+    private final ScriptBatcher failures;
 
     private RedisIdempotencyStore(Builder b) {
         this.timeout = b.timeout;
         this.offsetMillis = b.offsetMillis;
         this.connector = b.connector();
         this.where = connector.where();
+        boolean oneServer = !(connector instanceof ClusterConnector);
+        this.claims = oneServer ? batcher(Scripts.CLAIM) : null;
+        this.completions = oneServer ? batcher(Scripts.COMPLETE) : null;
+        this.failures = oneServer ? batcher(Scripts.FAIL) : null;
         this.wakeups = new RedisWakeups(connector.client(), connector::connectPubSub, timeout, where);
         try {
             connection(); // a misconfigured store fails at start, not at the first call
@@ -300,25 +311,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         byte[][] keys = names.of(key);
         EncodedLease lease = lease(request.lease().toMillis());
         byte[] fields = fields(names.lastKeyBytes, bytes(request.payloadHash()), owner(request.owner()));
-        long window = request.window().toMillis();
-        long offset = offsetMillis.getAsLong();
-        // The window and the offset are sent only when needed: the script reads a missing argument as zero.
-        byte[][] args = offset != 0 ? new byte[][] {fields, lease.recordPx, number(window), number(offset)}
-                : window != 0 ? new byte[][] {fields, lease.recordPx, number(window)}
-                : new byte[][] {fields, lease.recordPx};
-        List<Object> reply = run("claim", key, Scripts.CLAIM, keys, args);
-        if (reply.size() == 1) { // the token alone: nothing replaced, so nothing of the store's time to translate
-            return new ClaimOutcome.Acquired((Long) reply.get(0), null);
+        byte[] window = request.window().isZero() ? ZERO : number(request.window().toMillis());
+        Object reply = gathered("claim", key, Scripts.CLAIM, claims, keys, fields, lease.recordPx, window);
+        if (reply instanceof Long token) { // the token alone: nothing replaced, no store time to translate
+            return new ClaimOutcome.Acquired(token, null);
         }
-        long status = (Long) reply.get(0);
+        List<?> found = (List<?>) reply;
+        long status = (Long) found.get(0);
         if (status == 0) { // {0, now, record}
-            return new ClaimOutcome.Existing(Objects.requireNonNull(record(reply, 2), "the claim lost to no record"),
-                    Instant.ofEpochMilli((Long) reply.get(1)));
+            return new ClaimOutcome.Existing(Objects.requireNonNull(record(found, 2), "the claim lost to no record"),
+                    Instant.ofEpochMilli((Long) found.get(1)));
         }
-        return new ClaimOutcome.Acquired((Long) reply.get(1), record(reply, 3), // {1, token, now, replaced}
-                Instant.ofEpochMilli((Long) reply.get(2)));
+        return new ClaimOutcome.Acquired((Long) found.get(1), record(found, 3), // {1, token, now, replaced}
+                Instant.ofEpochMilli((Long) found.get(2)));
     }
-
     @Override
     public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
         return finish("complete", RecordState.COMPLETED, key, fencingToken, result, ttl);
@@ -337,13 +343,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long keep = TtlJitter.expiresAt(Instant.EPOCH, ttl).toEpochMilli();
         // The argument is written to the socket before this returns, so the caller may reuse its array afterwards;
         // the stored copy is Redis's.
-        Scripts.Script script = state == RecordState.COMPLETED ? Scripts.COMPLETE : Scripts.FAIL;
-        long offset = offsetMillis.getAsLong();
         byte[] px = number(keep + TTL_MARGIN_MILLIS);
-        // Only the record's name: each key and argument costs the server a Lua string and a table slot.
-        return applied(run(operation, key, script, recordKey(key), offset == 0
-                ? new byte[][] {owned(fencingToken), px, encoded.clone()}
-                : new byte[][] {owned(fencingToken), px, encoded.clone(), number(offset)}));
+        boolean completing = state == RecordState.COMPLETED;
+        return applied((Long) gathered(operation, key, completing ? Scripts.COMPLETE : Scripts.FAIL,
+                completing ? completions : failures, recordKey(key), owned(fencingToken), px, encoded.clone()));
     }
 
     @Override
@@ -413,6 +416,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         List<byte[]> time = await("read the time", "", connection().time(redisKeys("")[0]));
         long micros = Long.parseLong(text(time.get(0))) * 1_000_000L + Long.parseLong(text(time.get(1)));
         return Instant.ofEpochMilli(micros / 1_000 + offsetMillis.getAsLong());
+    }
+
+    /** How many claims wait for a call of the claim script on its way (for tests); standalone stores only. */
+    int queuedClaims() {
+        return Objects.requireNonNull(claims).queued();
+    }
+
+    /** Whether a call of the claim script is on its way (for tests); standalone stores only. */
+    boolean claimsOnTheirWay() {
+        return Objects.requireNonNull(claims).sending();
     }
 
     /** The connection the store uses now, for tests that drop it; standalone stores only. */
@@ -564,6 +577,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return offset == 0 ? ZERO : number(offset);
     }
 
+    /**
+     * One item of a script that handles many ({@link Scripts#CLAIM}, {@link Scripts#COMPLETE}, {@link Scripts#FAIL}):
+     * {@code keys} and {@code args} are the item's, and its reply is returned. On a standalone server the item joins
+     * the calls other threads are making ({@link ScriptBatcher}); on a Cluster, where one call may only touch one
+     * slot, it goes alone.
+     */
+    private Object gathered(String operation, String key, Scripts.Script script, @Nullable ScriptBatcher batcher,
+                            byte[][] keys, byte[]... args) {
+        if (batcher == null) {
+            byte[][] alone = new byte[args.length + 1][];
+            alone[0] = offset();
+            System.arraycopy(args, 0, alone, 1, args.length);
+            List<Object> replies = run(operation, key, script, keys, alone);
+            return replies.get(0);
+        }
+        connection(operation, key); // connects, if need be, on the caller's thread: the batcher never does
+        return await(operation, key, batcher.submit(new ScriptBatcher.Item(keys, args)));
+    }
+
     /** Runs {@code script} on {@code keys} (the key's Redis keys), its reply read as the script's output type. */
     private <T> T run(String operation, String key, Scripts.Script script, byte[][] keys, byte[]... args) {
         ScriptConnection c = connection(operation, key);
@@ -603,6 +635,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private ScriptConnection connection() {
         return connection("connect", "");
+    }
+
+    private ScriptBatcher batcher(Scripts.Script script) {
+        return new ScriptBatcher(script, this::openConnection, offsetMillis, timeout.toMillis());
+    }
+
+    /** The connection if one is open, else null; never connects (the batcher calls it on Lettuce's event loop). */
+    @Nullable
+    private ScriptConnection openConnection() {
+        ScriptConnection c = connection;
+        return c != null && c.isOpen() && !closed ? c : null;
     }
 
     private ScriptConnection connection(String operation, String key) {
@@ -679,7 +722,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** The record at {@code index} of {@code reply}, or null when absent. */
     @Nullable
-    private static IdempotencyRecord record(List<Object> reply, int index) {
+    private static IdempotencyRecord record(List<?> reply, int index) {
         return reply.size() > index ? record((byte[]) reply.get(index)) : null;
     }
 

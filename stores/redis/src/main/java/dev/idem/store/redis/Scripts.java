@@ -106,13 +106,14 @@ final class Scripts {
             """;
 
     /**
-     * KEYS: the record, and its bucket's counter. ARGV: the record's variable fields ({@code klen:plen:olen:key hash
-     * owner}), the record's PX (the lease plus the TTL margin), and only when either is not zero the window ms and
-     * then the offset ms (missing arguments read as zero: each argument costs the server a string and a table slot).
-     * Returns the token alone (an integer, not a list: cheaper to build and to send) when acquired over nothing
-     * (absent or expired), {@code {0, now, record}} when the claim loses to the live record, and
-     * {@code {1, token, now, replaced record}} for a takeover or supersede; now is the store's time (the server's plus
-     * the offset), which the caller needs only beside a record.
+     * Claims one key or several, each as if alone, in the order given (one {@code TIME} for all). KEYS: per claim, the
+     * record and its bucket's counter. ARGV: the offset ms, then per claim the record's variable fields
+     * ({@code klen:plen:olen:key hash owner}), the record's PX (the lease plus the TTL margin) and the window ms (0 for
+     * none). Returns one reply per claim: the token alone (an integer) when acquired over nothing (absent or expired),
+     * {@code {0, now, record}} when the claim loses to the live record, and {@code {1, token, now, replaced record}}
+     * for a takeover or supersede; now is the store's time (the server's plus the offset), which the caller needs only
+     * beside a record. Several claims in one call are how the store gathers concurrent callers' claims into one
+     * round trip ({@link ScriptBatcher}); a claim of a key an earlier claim of the same call took finds that record.
      *
      * <p>Lean for the common case, a key seen for the first time (three commands): the record is written by
      * {@code SET ... NX GET}, with the floor of the token (now in microseconds), and the bucket's counter by
@@ -126,74 +127,97 @@ final class Scripts {
     static final Script CLAIM = new Script("claim", ScriptOutputType.MULTI, """
             local t = redis.call('TIME')
             local us = t[2] + 0
-            local tok = t[1] * 1000000 + us + (ARGV[4] or 0) * 1000
-            local now = (tok - us % 1000) / 1000
-            local lu = now + ARGV[2] - MARGIN
-            local rec = string.format('I%016d%013d%013d00000000000000000000000000', tok, now, lu) .. ARGV[1]
-            local raw = redis.call('SET', KEYS[1], rec, 'PX', ARGV[2], 'NX', 'GET')
-            if not raw then
-              local c = redis.call('SET', KEYS[2], string.sub(rec, 2, 17), 'GET')
-              if c and c + 0 >= tok then
-                tok = c + 1
-                redis.call('SET', KEYS[2], string.format('%d', tok))
-                redis.call('SET', KEYS[1], string.format('I%016d%013d%013d00000000000000000000000000', tok, now, lu)
-                  .. ARGV[1], 'PX', ARGV[2])
+            local floor = t[1] * 1000000 + us + ARGV[1] * 1000
+            local now = (floor - us % 1000) / 1000
+            local function claim(rk, ck, fields, px, window)
+              local tok = floor
+              local lu = now + px - MARGIN
+              local rec = string.format('I%016d%013d%013d00000000000000000000000000', tok, now, lu) .. fields
+              local raw = redis.call('SET', rk, rec, 'PX', px, 'NX', 'GET')
+              if not raw then
+                local c = redis.call('SET', ck, string.sub(rec, 2, 17), 'GET')
+                if c and c + 0 >= tok then
+                  tok = c + 1
+                  redis.call('SET', ck, string.format('%d', tok))
+                  redis.call('SET', rk, string.format('I%016d%013d%013d00000000000000000000000000', tok, now, lu)
+                    .. fields, 'PX', px)
+                end
+                return tok
               end
+              local s = string.sub(raw, 1, 1)
+              local live = s == 'I' or now < string.sub(raw, 57, 69) + 0
+              local started = now
+              if live then
+                if s == 'I' then
+                  if now < string.sub(raw, 31, 43) + 0 then return {0, now, raw} end
+                  started = string.sub(raw, 18, 30) + 0
+                elseif window <= 0 or now < string.sub(raw, 18, 30) + window then
+                  return {0, now, raw}
+                end
+              end
+              local rt = string.sub(raw, 2, 17) + 0
+              if rt + 1 > tok then tok = rt + 1 end
+              local c = redis.call('SET', ck, string.format('%d', tok), 'GET')
+              if c and c + 1 > tok then
+                tok = c + 1
+                redis.call('SET', ck, string.format('%d', tok))
+              end
+              redis.call('SET', rk, string.format('I%016d%013d%013d00000000000000000000000000', tok, started, lu)
+                .. fields, 'PX', px)
+              if live then return {1, tok, now, raw} end
               return tok
             end
-            local s = string.sub(raw, 1, 1)
-            local live = s == 'I' or now < string.sub(raw, 57, 69) + 0
-            local started = now
-            if live then
-              if s == 'I' then
-                if now < string.sub(raw, 31, 43) + 0 then return {0, now, raw} end
-                started = string.sub(raw, 18, 30) + 0
-              else
-                local window = (ARGV[3] or 0) + 0
-                if window <= 0 or now < string.sub(raw, 18, 30) + window then return {0, now, raw} end
-              end
+            local out = {}
+            for i = 1, #KEYS / 2 do
+              out[i] = claim(KEYS[2 * i - 1], KEYS[2 * i], ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1] + 0)
             end
-            local rt = string.sub(raw, 2, 17) + 0
-            if rt + 1 > tok then tok = rt + 1 end
-            local c = redis.call('SET', KEYS[2], string.format('%d', tok), 'GET')
-            if c and c + 1 > tok then
-              tok = c + 1
-              redis.call('SET', KEYS[2], string.format('%d', tok))
-            end
-            redis.call('SET', KEYS[1], string.format('I%016d%013d%013d00000000000000000000000000', tok, started, lu)
-              .. ARGV[1], 'PX', ARGV[2])
-            if live then return {1, tok, now, raw} end
-            return tok
+            return out
             """);
 
+    /** The keys and arguments of one claim in {@link #CLAIM}: the record and the counter; fields, PX, window. */
+    static final int CLAIM_KEYS = 2;
+    static final int CLAIM_ARGS = 3;
+
     /**
-     * Complete ({@link #COMPLETE}) or fail ({@link #FAIL}); the final state is written into the script's text, which
-     * saves an argument. KEYS: the record. ARGV: {@code I} and the 16-digit token, the record's PX (how long it is
-     * kept, the ttl plus jitter, plus the TTL margin), the encoded result, then, only when not zero, the offset ms.
-     * Returns 1 when the claim finished, 0 (nothing changed) when the token is not the current one of a record in
-     * progress.
+     * Completes ({@link #COMPLETE}) or fails ({@link #FAIL}) one claim or several, each as if alone; the final state is
+     * written into the script's text, which saves an argument. KEYS: per claim, the record. ARGV: the offset ms, then
+     * per claim {@code I} and the 16-digit token, the record's PX (how long it is kept, the ttl plus jitter, plus the
+     * TTL margin) and the encoded result. Returns one reply per claim: 1 when it finished, 0 (nothing changed) when the
+     * token is not the current one of a record in progress.
      *
      * <p>The new record is the old one's token, started at and lease until, the two new times, the old variable fields
      * and the result. The counter is not touched: it already holds this token or a larger one (see the class).
      */
     private static final String FINISH = """
-            local raw = redis.call('GET', KEYS[1])
-            if not raw or string.find(raw, ARGV[1], 1, true) ~= 1 then return 0 end
             local t = redis.call('TIME')
             local us = t[2] + 0
-            local now = (t[1] * 1000000 + us - us % 1000) / 1000 + (ARGV[4] or 0)
-            local ea = now + ARGV[2] - MARGIN
-            redis.call('SET', KEYS[1], 'STATE' .. string.sub(raw, 2, 43) .. string.format('%013d%013d', now, ea)
-              .. string.sub(raw, 70) .. ARGV[3], 'PX', ARGV[2])
-            redis.pcall('SPUBLISH', KEYS[1], 'STATE')
-            return 1
+            local now = (t[1] * 1000000 + us - us % 1000) / 1000 + ARGV[1]
+            local out = {}
+            for i = 1, #KEYS do
+              local rk, px = KEYS[i], ARGV[3 * i]
+              local raw = redis.call('GET', rk)
+              if not raw or string.find(raw, ARGV[3 * i - 1], 1, true) ~= 1 then
+                out[i] = 0
+              else
+                redis.call('SET', rk, 'STATE' .. string.sub(raw, 2, 43)
+                  .. string.format('%013d%013d', now, now + px - MARGIN) .. string.sub(raw, 70) .. ARGV[3 * i + 1],
+                  'PX', px)
+                redis.pcall('SPUBLISH', rk, 'STATE')
+                out[i] = 1
+              end
+            end
+            return out
             """;
 
+    /** The keys and arguments of one claim in {@link #FINISH}: the record; owner check, PX, result. */
+    static final int FINISH_KEYS = 1;
+    static final int FINISH_ARGS = 3;
+
     /** Completes: see {@link #FINISH}. */
-    static final Script COMPLETE = new Script("complete", ScriptOutputType.INTEGER, FINISH.replace("STATE", "C"));
+    static final Script COMPLETE = new Script("complete", ScriptOutputType.MULTI, FINISH.replace("STATE", "C"));
 
     /** Fails: see {@link #FINISH}. */
-    static final Script FAIL = new Script("fail", ScriptOutputType.INTEGER, FINISH.replace("STATE", "F"));
+    static final Script FAIL = new Script("fail", ScriptOutputType.MULTI, FINISH.replace("STATE", "F"));
 
     /** ARGV: {@code I} and the 16-digit token, lease ms, offset ms. Returns 1 when renewed, 0 otherwise. */
     static final Script RENEW = new Script("renew", ScriptOutputType.INTEGER, PRELUDE + """

@@ -5,6 +5,10 @@ import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
+import dev.idem.store.ClaimOutcome;
+import dev.idem.store.ClaimRequest;
+import dev.idem.store.ForwardingIdempotencyStore;
+import dev.idem.store.IdempotencyStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -15,18 +19,19 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A process that calls one idempotent operation through an engine with {@code idem.store=redis}, started by
+ * A process that calls one idempotent operation through an engine over a {@link RedisIdempotencyStore}, started by
  * {@link CrossProcessTest} as a separate JVM on the test's class path. It reports on standard output, one line each:
  * {@code RAN <key> <token>} when the body runs, {@code RESULT <key> <value>} or {@code ERROR <key> <exception>} for
- * each call, {@code HOLDING <key> <token>} for a body that never returns, and {@code DONE}.
+ * each call, {@code HOLDING <key> <token>} for a body that never returns, and at the end {@code CLAIMS <n>} (the claims
+ * it sent, after {@code GO} in {@code share} mode) and {@code DONE}.
  *
  * <p>Arguments: mode, Redis URI, scope, threads, keys, then mode-specific ones.
  * <ul>
@@ -69,8 +74,19 @@ public final class CrossProcessCaller {
         }
         RedisClient observer = RedisClient.create(uri);
         StatefulRedisConnection<String, String> server = observer.connect();
-        try (IdemEngine engine = IdemEngine.create(IdemSettings.fromProperties(Map.of("idem.store", "redis",
-                "idem.redis.uri", uri, "idem.redis.timeout", "5s", "idem.waitRecheck", recheck)))) {
+        // The claims this process sends, counted here: the store gathers concurrent claims into one script call, so
+        // the server's count of calls is not the count of claims.
+        AtomicLong claims = new AtomicLong();
+        IdempotencyStore store = new ForwardingIdempotencyStore(RedisIdempotencyStore.builder(uri)
+                .timeout(Duration.ofSeconds(5)).build()) {
+            @Override
+            public ClaimOutcome claim(ClaimRequest request) {
+                claims.incrementAndGet();
+                return super.claim(request);
+            }
+        };
+        try (IdemEngine engine = IdemEngine.create(IdemSettings.custom().store("redis", store).defaultStore("redis")
+                .property("idem.waitRecheck", recheck).build())) {
             IdempotentOperation<String> operation = engine.operation(policy.build(), String.class);
             if (mode.equals("share")) {
                 // Warm: a process that has served a call before is what meets the others' calls, not one loading
@@ -81,6 +97,7 @@ public final class CrossProcessCaller {
                 if (!"GO".equals(in.readLine())) {
                     throw new IllegalStateException("expected GO");
                 }
+                claims.set(0); // the warm-up's claim is not the test's
             }
             CountDownLatch never = new CountDownLatch(1);
             ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -120,6 +137,7 @@ public final class CrossProcessCaller {
         }
         server.close();
         observer.shutdown();
+        out.println("CLAIMS " + claims.get());
         out.println("DONE");
     }
 
