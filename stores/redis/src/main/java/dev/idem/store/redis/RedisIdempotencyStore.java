@@ -593,7 +593,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return replies.get(0);
         }
         connection(operation, key); // connects, if need be, on the caller's thread: the batcher never does
-        return await(operation, key, batcher.submit(new ScriptBatcher.Item(keys, args)));
+        try {
+            return await(operation, key, batcher.submit(new ScriptBatcher.Item(keys, args)));
+        } catch (IdempotencyStoreException e) {
+            if (e.getCause() instanceof TimeoutException) {
+                batcher.expireIfStuck(); // the call this item queued behind may never be answered
+            }
+            throw e;
+        }
     }
 
     /** Runs {@code script} on {@code keys} (the key's Redis keys), its reply read as the script's output type. */

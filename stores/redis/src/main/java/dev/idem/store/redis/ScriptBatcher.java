@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -29,10 +30,12 @@ import java.util.function.Supplier;
  * <h2>Failure</h2>
  * A call that fails (no answer within the timeout, a broken connection, an error reply) fails every item in it, as a
  * command failing fails its one caller; a {@code NOSCRIPT} reply (the server forgot the script) loads the script and
- * sends the same call again once, since a script that was not found did not run. A call that gets no answer within
- * the timeout stops blocking the queue: its items fail, and the next items leave. An item whose caller gave up
- * (its future was cancelled) before it left is not sent. The queue never waits for a connection: items leave on the
- * connection open when they do, or fail when there is none.
+ * sends the same call again once, since a script that was not found did not run. A call that got no answer within
+ * the timeout stops blocking the queue once a caller's own wait times out ({@link #expireIfStuck}): its items fail,
+ * and the next items leave. (Not a timer per call: scheduling one woke a timer thread at every call, which cost a lone
+ * caller more than the script.) An item whose caller gave up (its future was cancelled) before it left is not sent.
+ * The queue never waits for a connection: items leave on the connection open when they do, or fail when there is
+ * none.
  */
 final class ScriptBatcher {
     /** The most items one call carries: a bound on a call's arguments and on the time the server spends in it. */
@@ -53,24 +56,28 @@ final class ScriptBatcher {
     private final Scripts.Script script;
     private final Supplier<ScriptConnection> connection;
     private final LongSupplier offsetMillis;
-    private final long timeoutMillis;
+    private final long timeoutNanos;
     private final ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
     /** Whether a call of the script is on its way: then items queue, and its reply sends them. */
     private final AtomicBoolean sending = new AtomicBoolean();
+    /** The call on its way, and when it left (System.nanoTime); written before it is sent. */
+    @Nullable
+    private volatile CompletableFuture<List<Object>> onItsWay;
+    private volatile long sentAt;
 
     /**
      * @param script        a script whose ARGV is the offset then each item's arguments, and whose reply is a list of
      *                      one reply per item
      * @param connection    the connection open now, or null: never connects (it may be called on the event loop)
      * @param offsetMillis  the test offset of the server's time, the script's first argument
-     * @param timeoutMillis how long a call may go without an answer
+     * @param timeoutMillis how long a call may go without an answer before a caller's timeout fails it
      */
     ScriptBatcher(Scripts.Script script, Supplier<ScriptConnection> connection, LongSupplier offsetMillis,
                   long timeoutMillis) {
         this.script = script;
         this.connection = connection;
         this.offsetMillis = offsetMillis;
-        this.timeoutMillis = timeoutMillis;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     }
 
     /** Queues {@code item} and sends it, alone or with others; its {@link Item#reply} completes with its reply. */
@@ -134,12 +141,14 @@ final class ScriptBatcher {
             System.arraycopy(item.args, 0, args, 1 + i * argsPerItem, argsPerItem);
         }
         CompletableFuture<List<Object>> call;
+        sentAt = System.nanoTime();
         try {
             call = c.<List<Object>>evalsha(script.sha(), script.output(), keys, args);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        call.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).whenComplete((replies, failure) -> {
+        onItsWay = call;
+        call.whenComplete((replies, failure) -> {
             if (failure instanceof RedisNoScriptException && loadIfForgotten) {
                 c.scriptLoad(keys[0], script.source()).whenComplete((sha, loadFailure) -> {
                     if (loadFailure != null) {
@@ -152,6 +161,18 @@ final class ScriptBatcher {
             }
             finish(batch, replies, failure);
         });
+    }
+
+    /**
+     * Fails the call on its way if it left more than the timeout ago (its items with it), so the items queued behind
+     * it leave; called by a caller whose own wait timed out. A reply that comes later is ignored.
+     */
+    void expireIfStuck() {
+        CompletableFuture<List<Object>> call = onItsWay;
+        if (call != null && sending.get() && System.nanoTime() - sentAt > timeoutNanos) {
+            call.completeExceptionally(new TimeoutException("no answer within "
+                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms to a call of " + script.name()));
+        }
     }
 
     private void finish(List<Item> batch, @Nullable List<Object> replies, @Nullable Throwable failure) {
