@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  *   <li>the server's CPU: {@code INFO cpu} ({@code used_cpu_user + used_cpu_sys}) before and after, which counts
  *   everything the server does for the calls (reading and parsing, the commands, replies, its event loop), and
  *   {@code INFO commandstats} ({@code usec} summed over every command but INFO), the time inside the commands alone
- *   (a script counts its own commands too);</li>
+ *   (a script counts its own commands too), and the commands the client sent ({@code calls});</li>
  *   <li>the client's CPU: the process's CPU time ({@code com.sun.management.OperatingSystemMXBean}) before and after,
  *   and of it the calling threads' own (each thread's {@link ThreadMXBean#getCurrentThreadCpuTime()}); the rest is
  *   Lettuce's event loop, the GC and the JIT.</li>
@@ -42,7 +42,7 @@ import java.util.regex.Pattern;
  */
 public final class RedisCpuPerCall {
     /** Microseconds of CPU per call. */
-    record Cost(double callers, double client, double server, double inCommands, double callsPerMs) {
+    record Cost(double callers, double client, double server, double inCommands, double sent, double callsPerMs) {
         double total() {
             return client + server;
         }
@@ -88,14 +88,15 @@ public final class RedisCpuPerCall {
     /** The markdown table of {@code costs}: one row per call and thread count. */
     static List<String> table(Map<Integer, Map<String, Cost>> costs, int calls) {
         List<String> lines = new ArrayList<>();
-        lines.add("| call | threads | client µs (callers) | server µs (in commands) | total µs | ratio to baseline | calls/ms here |");
-        lines.add("|---|---|---|---|---|---|---|");
+        lines.add("| call | threads | client µs (callers) | server µs (in commands) | total µs | ratio to baseline"
+                + " | commands sent | calls/ms here |");
+        lines.add("|---|---|---|---|---|---|---|---|");
         costs.forEach((threads, byCall) -> {
             Cost base = byCall.get("baselineSetNxSetXx");
             byCall.forEach((name, c) -> lines.add(String.format(Locale.ROOT,
-                    "| %s | %d | %.1f (%.1f) | %.1f (%.1f) | %.1f | %.2f | %.1f |",
+                    "| %s | %d | %.1f (%.1f) | %.1f (%.1f) | %.1f | %.2f | %.2f | %.1f |",
                     name.startsWith("baseline") ? "baseline SET NX + SET XX" : "`" + name + "`", threads, c.client,
-                    c.callers, c.server, c.inCommands, c.total(), c.total() / base.total(), c.callsPerMs)));
+                    c.callers, c.server, c.inCommands, c.total(), c.total() / base.total(), c.sent, c.callsPerMs)));
         });
         return lines;
     }
@@ -132,7 +133,7 @@ public final class RedisCpuPerCall {
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         double serverBefore = serverCpu(admin);
-        Map<String, Long> commandsBefore = RedisReport.commandStats(admin.sync().info("commandstats"), "usec");
+        String statsBefore = admin.sync().info("commandstats");
         Map<String, Long> threadsBefore = threadCpu();
         long processBefore = os.getProcessCpuTime();
         AtomicLong callers = new AtomicLong();
@@ -150,11 +151,13 @@ public final class RedisCpuPerCall {
                 }
             });
         }
-        long commands = commandMicros(commandsBefore,
-                RedisReport.commandStats(admin.sync().info("commandstats"), "usec"));
+        String statsAfter = admin.sync().info("commandstats");
+        long commands = sent(RedisReport.commandStats(statsBefore, "usec"),
+                RedisReport.commandStats(statsAfter, "usec"));
+        long sent = sent(RedisReport.commandStats(statsBefore, "calls"), RedisReport.commandStats(statsAfter, "calls"));
         double server = serverCpu(admin) - serverBefore;
         return new Cost(callers.get() / 1e3 / calls, process / 1e3 / calls, server * 1e6 / calls,
-                commands / (double) calls, calls / (elapsed / 1e6));
+                commands / (double) calls, sent / (double) calls, calls / (elapsed / 1e6));
     }
 
     /** {@code calls} calls over {@code threads} threads; adds the threads' CPU nanoseconds to {@code cpu}. */
@@ -220,19 +223,21 @@ public final class RedisCpuPerCall {
     }
 
     /**
-     * Microseconds spent in the commands the client sent, from two {@code INFO commandstats}: a script's usec counts
-     * the commands it runs, which commandstats also counts on their own, so when scripts ran only they count.
+     * A figure of the commands the client sent ({@code usec} or {@code calls}), from two {@code INFO commandstats}: a
+     * script's figures include the commands it runs, which commandstats also counts on their own, so when scripts ran
+     * only they count. (The redis store gathers concurrent callers' claims or completions into one script call, so at
+     * several threads it sends fewer calls than it makes.)
      */
-    private static long commandMicros(Map<String, Long> before, Map<String, Long> after) {
+    private static long sent(Map<String, Long> before, Map<String, Long> after) {
         boolean scripts = after.containsKey("evalsha") && after.get("evalsha") > before.getOrDefault("evalsha", 0L);
-        long usec = 0;
+        long sum = 0;
         for (Map.Entry<String, Long> e : after.entrySet()) {
             String command = e.getKey();
             if (!command.equals("info") && (!scripts || command.equals("evalsha") || command.equals("eval")
                     || command.equals("script|load"))) {
-                usec += e.getValue() - before.getOrDefault(command, 0L);
+                sum += e.getValue() - before.getOrDefault(command, 0L);
             }
         }
-        return usec;
+        return sum;
     }
 }

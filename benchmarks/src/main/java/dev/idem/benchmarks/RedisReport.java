@@ -326,8 +326,10 @@ public final class RedisReport {
         }
         line.accept("");
         line.accept("Round trips per call, counted on the server (`INFO commandstats` before and after "
-                + COUNTED_CALLS + " calls, after 100 of warm-up; for Idem's calls only the commands the store sends "
-                + "count (EVALSHA, SCRIPT LOAD and a connection's handshake), not those its scripts run inside Redis), "
+                + COUNTED_CALLS + " calls made one at a time, after 100 of warm-up; for Idem's calls only the commands"
+                + " the store sends "
+                + "count (EVALSHA, SCRIPT LOAD and a connection's handshake), not those its scripts run inside Redis; "
+                + "with concurrent callers a call may carry several callers' claims, see the CPU table below), "
                 + "and every command the server ran per call, the scripts' own commands included (each script also "
                 + "counted once for itself): client and server share the cores, so what a script runs costs "
                 + "throughput too.");
@@ -349,8 +351,12 @@ public final class RedisReport {
                 + "the commands the client sent, from `INFO commandstats`), in microseconds. Client and server share "
                 + "the cores, so from 8 threads on throughput is bound by the total. CPU time moves less than "
                 + "throughput when other work loads the machine, though still by 10-20% between runs on a busy one: "
-                + "compare rows of one run, or the medians of a few. `java -cp benchmarks/target/benchmarks.jar "
-                + "dev.idem.benchmarks.RedisCpuPerCall` measures it alone.");
+                + "compare rows of one run, or the medians of a few. Commands sent: per call, the commands the server "
+                + "received from the client (for Idem's calls, its script calls): one call at a time, a fresh call is "
+                + "two, but the redis store gathers the claims (and the completions) of concurrent callers into one "
+                + "script call while the previous one is on its way, so with several threads it sends fewer. "
+                + "`java -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.RedisCpuPerCall` measures it "
+                + "alone.");
         line.accept("");
         line.accept("`scriptFloorFresh` is a second yardstick, not a store: the least a fresh call made of two server-side"
                 + " scripts can cost, with no engine, on the same client. Its first `EVALSHA` takes the key if absent"

@@ -48,7 +48,9 @@ import java.util.function.LongSupplier;
  * <p><b>One atomic step per operation.</b> Claim, complete, fail, renew, release, delete and get are each one Lua
  * script run by {@code EVALSHA} (loaded on first use, and again when the server answers {@code NOSCRIPT}), so each is
  * one round trip; a lost claim returns the record it lost to in that same round trip. Every write after a claim is
- * guarded by the claim's fencing token inside its script.
+ * guarded by the claim's fencing token inside its script. On one server (standalone or Sentinel), the claims of
+ * concurrent callers are gathered into one script call while the previous one is on its way, and so are completions
+ * and failures ({@link ScriptBatcher}); each item is still applied atomically, as if alone.
  *
  * <p><b>Time is the server's</b> ({@code TIME}, read inside each script, in milliseconds), so processes with skewed
  * clocks agree. Expiry is decided in the script from the record's {@code expiresAt}; the Redis TTL of a record is its

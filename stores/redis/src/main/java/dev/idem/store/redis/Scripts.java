@@ -43,6 +43,7 @@ import java.util.HexFormat;
  * {@code SET record NX GET} (writes the record unless there is one, and returns the one there is) and
  * {@code SET counter GET}; the completion {@code GET}, {@code TIME}, {@code SET} and {@code SPUBLISH}. A replay runs
  * {@code TIME} and {@code SET ... NX GET}. TTLs are passed as the strings {@code PX} takes, formatted by the client.
+ * A call that carries several claims (or completions) reads {@code TIME} once for all of them.
  *
  * <h2>Wake-ups</h2>
  * Complete, fail, release and delete end by publishing the new state on the key's channel, named as its record
