@@ -327,6 +327,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return new ClaimOutcome.Acquired((Long) found.get(1), record(found, 3), // {1, token, now, replaced}
                 Instant.ofEpochMilli((Long) found.get(2)));
     }
+
     @Override
     public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
         return finish("complete", RecordState.COMPLETED, key, fencingToken, result, ttl);

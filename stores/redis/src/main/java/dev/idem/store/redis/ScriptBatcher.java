@@ -32,8 +32,8 @@ import java.util.function.Supplier;
  * command failing fails its one caller; a {@code NOSCRIPT} reply (the server forgot the script) loads the script and
  * sends the same call again once, since a script that was not found did not run. A call that got no answer within
  * the timeout stops blocking the queue once a caller's own wait times out ({@link #expireIfStuck}): its items fail,
- * and the next items leave. (Not a timer per call: scheduling one woke a timer thread at every call, which cost a lone
- * caller more than the script.) An item whose caller gave up (its future was cancelled) before it left is not sent.
+ * and the next items leave. (No timer per call: the callers' own timeouts already watch every call.) An item whose
+ * caller gave up (its future was cancelled) before it left is not sent.
  * The queue never waits for a connection: items leave on the connection open when they do, or fail when there is
  * none.
  */
@@ -176,9 +176,14 @@ final class ScriptBatcher {
     }
 
     private void finish(List<Item> batch, @Nullable List<Object> replies, @Nullable Throwable failure) {
+        Throwable problem = failure;
+        if (problem == null && (replies == null || replies.size() != batch.size())) {
+            problem = new IllegalStateException("the script answered " + (replies == null ? "nothing" : replies.size()
+                    + " replies") + " to " + batch.size() + " items");
+        }
         for (int i = 0; i < batch.size(); i++) {
-            if (failure != null) {
-                batch.get(i).reply.completeExceptionally(failure);
+            if (problem != null) {
+                batch.get(i).reply.completeExceptionally(problem);
             } else {
                 batch.get(i).reply.complete(replies.get(i));
             }
