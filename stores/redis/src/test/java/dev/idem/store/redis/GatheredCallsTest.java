@@ -47,6 +47,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class GatheredCallsTest {
     private static final int QUEUED = 20;
+    /**
+     * How long the server sleeps while a call is on its way: ample for 21 threads to queue their claims (or to time
+     * out) on a loaded machine; each step is then checked, not assumed.
+     */
+    private static final int SLEEP_SECONDS = 10;
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static RedisServerProcess server;
     private static RedisClient adminClient;
@@ -87,7 +92,7 @@ class GatheredCallsTest {
                 .timeout(Duration.ofSeconds(20)).build()) {
             store.claim(request(run + "warm-up")); // the connection is open and the script loaded
             long callsBefore = evalshaCalls();
-            RedisFuture<String> asleep = sleepFor(store, 4);
+            RedisFuture<String> asleep = sleepFor(store, SLEEP_SECONDS);
             List<Future<ClaimOutcome>> outcomes = new ArrayList<>();
             outcomes.add(pool.submit(() -> store.claim(request(run + "first"))));
             await(() -> store.queuedClaims() == 0 && store.claimsOnTheirWay(), "the first claim is on its way");
@@ -137,7 +142,7 @@ class GatheredCallsTest {
                 .timeout(Duration.ofSeconds(1)).build()) {
             store.claim(request(run + "warm-up"));
             List<Future<ClaimOutcome>> outcomes = new ArrayList<>();
-            sleepFor(store, 4);
+            sleepFor(store, SLEEP_SECONDS);
             outcomes.add(pool.submit(() -> store.claim(request(run + "first"))));
             await(() -> store.queuedClaims() == 0 && store.claimsOnTheirWay(), "the first claim is on its way");
             for (int i = 0; i < QUEUED; i++) {
