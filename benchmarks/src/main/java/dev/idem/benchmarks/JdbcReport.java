@@ -27,6 +27,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
 
+import static dev.idem.benchmarks.Medians.median;
+import static dev.idem.benchmarks.Medians.ratioSpread;
+import static dev.idem.benchmarks.Medians.spread;
+
 /**
  * Runs {@link JdbcStoreBenchmarks} at 1, 8 and 32 threads against the PostgreSQL at {@code IDEM_BENCH_POSTGRES_URL}
  * (else {@code IDEM_TEST_POSTGRES_URL}), with allocation per call ({@code -prof gc}): the fresh calls in
@@ -359,27 +363,6 @@ public final class JdbcReport {
     private static List<Double> allocation(List<Trial> trials, int threads, String benchmark) {
         return trials.stream().filter(t -> t.threads() == threads && t.benchmark().equals(benchmark))
                 .map(t -> t.score().bytesPerCall()).toList();
-    }
-
-    static double median(List<Double> values) {
-        if (values.isEmpty()) {
-            return Double.NaN;
-        }
-        List<Double> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    }
-
-    /** The median and, in parentheses, the lowest and the highest. */
-    private static String spread(List<Double> values, String format) {
-        double low = values.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
-        double high = values.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-        return String.format(Locale.ROOT, format + " (" + format + "–" + format + ")", median(values), low, high);
-    }
-
-    private static String ratioSpread(List<Double> ratios) {
-        String text = spread(ratios, "%.2f");
-        return median(ratios) >= 0.8 ? text : "**" + text + "**";
     }
 
     private static String score(Score s) {

@@ -19,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +29,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import static dev.idem.benchmarks.Medians.median;
+import static dev.idem.benchmarks.Medians.ratioSpread;
+import static dev.idem.benchmarks.Medians.spread;
 
 /**
  * Runs {@link RedisBenchmarks} at 1, 8 and 32 threads against a redis-server it starts from the PATH (on a free
@@ -157,19 +160,6 @@ public final class RedisReport {
         return ratios;
     }
 
-    private static double median(List<Double> values) {
-        List<Double> sorted = new ArrayList<>(values);
-        Collections.sort(sorted);
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    }
-
-    /** {@code median (lowest–highest)} of {@code values}. */
-    private static String spread(List<Double> values, String format) {
-        return String.format(Locale.ROOT, format + " (" + format + "–" + format + ")", median(values),
-                Collections.min(values), Collections.max(values));
-    }
-
     /**
      * Round trips and commands run per call of each benchmark, counted on the server: the commandstats delta over
      * 1,000 calls.
@@ -291,11 +281,9 @@ public final class RedisReport {
         line.accept("| threads | SET NX + SET XX | `idemFresh` | fresh / baseline (goal 0.8) |");
         line.accept("|---|---|---|---|");
         for (int threads : THREADS) {
-            List<Double> ratios = ratios(trials, threads);
-            String ratio = spread(ratios, "%.2f");
             line.accept(String.format(Locale.ROOT, "| %d | %s | %s | %s |", threads,
                     spread(scores(trials, threads, BASELINE), "%.2f"), spread(scores(trials, threads, IDEM), "%.2f"),
-                    median(ratios) >= 0.8 ? ratio : "**" + ratio + "**"));
+                    ratioSpread(ratios(trials, threads))));
         }
         line.accept("");
         line.accept("The replays, and `scriptFloorFresh` (below), one trial each; the replay's ratio to the pair is to"
