@@ -648,7 +648,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private ScriptBatcher batcher(Scripts.Script script) {
-        return new ScriptBatcher(script, this::openConnection, offsetMillis, timeout.toMillis());
+        return new ScriptBatcher(script, this::openConnection, this::offset, timeout.toMillis());
     }
 
     /** The connection if one is open, else null; never connects (the batcher calls it on Lettuce's event loop). */

@@ -3,7 +3,6 @@ package dev.idem.store.redis;
 import io.lettuce.core.RedisNoScriptException;
 import jakarta.annotation.Nullable;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,7 +10,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -55,7 +53,7 @@ final class ScriptBatcher {
 
     private final Scripts.Script script;
     private final Supplier<ScriptConnection> connection;
-    private final LongSupplier offsetMillis;
+    private final Supplier<byte[]> offset;
     private final long timeoutNanos;
     private final ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
     /** Whether a call of the script is on its way: then items queue, and its reply sends them. */
@@ -69,14 +67,14 @@ final class ScriptBatcher {
      * @param script        a script whose ARGV is the offset then each item's arguments, and whose reply is a list of
      *                      one reply per item
      * @param connection    the connection open now, or null: never connects (it may be called on the event loop)
-     * @param offsetMillis  the test offset of the server's time, the script's first argument
+     * @param offset        the test offset of the server's time as the script's first argument
      * @param timeoutMillis how long a call may go without an answer before a caller's timeout fails it
      */
-    ScriptBatcher(Scripts.Script script, Supplier<ScriptConnection> connection, LongSupplier offsetMillis,
+    ScriptBatcher(Scripts.Script script, Supplier<ScriptConnection> connection, Supplier<byte[]> offset,
                   long timeoutMillis) {
         this.script = script;
         this.connection = connection;
-        this.offsetMillis = offsetMillis;
+        this.offset = offset;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     }
 
@@ -134,7 +132,7 @@ final class ScriptBatcher {
         int argsPerItem = batch.get(0).args.length;
         byte[][] keys = new byte[batch.size() * keysPerItem][];
         byte[][] args = new byte[1 + batch.size() * argsPerItem][];
-        args[0] = Long.toString(offsetMillis.getAsLong()).getBytes(StandardCharsets.US_ASCII);
+        args[0] = offset.get();
         for (int i = 0; i < batch.size(); i++) {
             Item item = batch.get(i);
             System.arraycopy(item.keys, 0, keys, i * keysPerItem, keysPerItem);
