@@ -167,6 +167,17 @@ class ConfigurationErrorTest {
     }
 
     @Test
+    void aScopePlaceholderNamingNoParameterListsTheParametersThatExist() {
+        Method m = EngineFixture.find(Bad.class, "unknownPlaceholder");
+
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> fx.engine.validate(m));
+
+        assertTrue(e.getMessage().contains("placeholder {tenant} names no parameter; the parameters are [a]"),
+                e.getMessage());
+    }
+
+    @Test
     void aBadMethodIsRefusedAtEveryCallAndNeverRunsUnprotected() {
         Method m = EngineFixture.find(Bad.class, "badTtl");
         int[] runs = new int[1];

@@ -192,14 +192,13 @@ public final class OperationPlanner {
                 String path = dot < 0 ? "" : name.substring(dot + 1);
                 int index = indexOf(parameters, parameter);
                 if (index < 0) {
-                    String names = Arrays.stream(parameters).map(Parameter::getName).collect(Collectors.joining(", "));
                     String hint = parameters.length > 0 && !parameters[0].isNamePresent()
                             ? "; parameter names are not in the class file: compile with javac -parameters (or"
                             + " <parameters>true</parameters> in the compiler plugin), or mark the parameter"
                             + " with @IdempotencyKey"
                             : "";
                     throw new IdempotencyConfigurationException(operation + ": @Idempotent(key = \"" + name
-                            + "\") names no parameter; the parameters are [" + names + "]" + hint);
+                            + "\") names no parameter; " + parameterList(parameters) + hint);
                 }
                 named.add(source(operation, "@Idempotent(key = \"" + name + "\")", parameters, index, path,
                         new Normalize[0]));
@@ -254,7 +253,8 @@ public final class OperationPlanner {
                 String name = dot < 0 ? placeholder : placeholder.substring(0, dot);
                 int index = indexOf(parameters, name);
                 if (index < 0) {
-                    throw new IllegalArgumentException("placeholder {" + placeholder + "} names no parameter"
+                    throw new IllegalArgumentException("placeholder {" + placeholder + "} names no parameter; "
+                            + parameterList(parameters)
                             + (parameters.length > 0 && !parameters[0].isNamePresent()
                             ? " (parameter names need javac -parameters)" : ""));
                 }
@@ -266,6 +266,13 @@ public final class OperationPlanner {
             throw new IdempotencyConfigurationException(operation + ": @Idempotent(scope = \"" + scope + "\"): "
                     + e.getMessage());
         }
+    }
+
+    /** The parameters a key or a scope placeholder may name, for an error that names none of them. */
+    private static String parameterList(Parameter[] parameters) {
+        return parameters.length == 0 ? "the method has no parameters"
+                : "the parameters are [" + Arrays.stream(parameters).map(Parameter::getName)
+                .collect(Collectors.joining(", ")) + "]";
     }
 
     /** Refuses a scope whose keys, before any placeholder is filled, are already too long for every store. */
