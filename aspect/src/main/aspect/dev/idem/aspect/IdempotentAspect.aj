@@ -4,6 +4,7 @@ import dev.idem.core.Idem;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.Invocation;
 import org.aspectj.lang.JoinPoint;
+import org.aspectj.lang.annotation.SuppressAjWarnings;
 import org.aspectj.lang.reflect.MethodSignature;
 
 /**
@@ -34,6 +35,10 @@ import org.aspectj.lang.reflect.MethodSignature;
  *
  * <p>Each pair matches a disjoint set of methods (exactly its parameter count), and the first of a pair only
  * answers or proceeds into the second, so a method's body runs as the engine decides, once per execution.
+ *
+ * <p>So in any one woven module most advices match nothing: each is marked
+ * {@code @SuppressAjWarnings("adviceDidNotMatch")}, or every build that weaves this aspect would warn about the
+ * arities its own methods do not have.
  */
 public aspect IdempotentAspect {
 
@@ -41,50 +46,59 @@ public aspect IdempotentAspect {
     // orders around advice of one aspect by declaration, the earlier outermost). No lambda and no join point, so ajc
     // inlines it into the method: a replay builds no closure and no Invocation.
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(): execution(@dev.idem.Idempotent * *()) {
         Object kept = kept(thisJoinPointStaticPart, NO_ARGS);
         return kept != IdemEngine.NOT_KEPT ? kept : proceed();
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a): execution(@dev.idem.Idempotent * *(*)) && args(a) {
         Object kept = kept(thisJoinPointStaticPart, new Object[] {a});
         return kept != IdemEngine.NOT_KEPT ? kept : proceed(a);
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b): execution(@dev.idem.Idempotent * *(*, *)) && args(a, b) {
         Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b});
         return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b);
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c): execution(@dev.idem.Idempotent * *(*, *, *)) && args(a, b, c) {
         Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c});
         return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c);
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c, Object d):
             execution(@dev.idem.Idempotent * *(*, *, *, *)) && args(a, b, c, d) {
         Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c, d});
         return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c, d);
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c, Object d, Object e):
             execution(@dev.idem.Idempotent * *(*, *, *, *, *)) && args(a, b, c, d, e) {
         Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c, d, e});
         return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c, d, e);
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c, Object d, Object e, Object f):
             execution(@dev.idem.Idempotent * *(*, *, *, *, *, *)) && args(a, b, c, d, e, f) {
         Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f});
         return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c, d, e, f);
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c, Object d, Object e, Object f, Object g):
             execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *)) && args(a, b, c, d, e, f, g) {
         Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f, g});
         return kept != IdemEngine.NOT_KEPT ? kept : proceed(a, b, c, d, e, f, g);
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c, Object d, Object e, Object f, Object g, Object h):
             execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *, *)) && args(a, b, c, d, e, f, g, h) {
         Object kept = kept(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f, g, h});
@@ -93,42 +107,51 @@ public aspect IdempotentAspect {
 
     // Everything else: the engine decides the call, with the body as an Invocation it may run.
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(): execution(@dev.idem.Idempotent * *()) {
         return call(thisJoinPointStaticPart, NO_ARGS, () -> proceed());
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a): execution(@dev.idem.Idempotent * *(*)) && args(a) {
         return call(thisJoinPointStaticPart, new Object[] {a}, () -> proceed(a));
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b): execution(@dev.idem.Idempotent * *(*, *)) && args(a, b) {
         return call(thisJoinPointStaticPart, new Object[] {a, b}, () -> proceed(a, b));
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c): execution(@dev.idem.Idempotent * *(*, *, *)) && args(a, b, c) {
         return call(thisJoinPointStaticPart, new Object[] {a, b, c}, () -> proceed(a, b, c));
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c, Object d):
             execution(@dev.idem.Idempotent * *(*, *, *, *)) && args(a, b, c, d) {
         return call(thisJoinPointStaticPart, new Object[] {a, b, c, d}, () -> proceed(a, b, c, d));
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c, Object d, Object e):
             execution(@dev.idem.Idempotent * *(*, *, *, *, *)) && args(a, b, c, d, e) {
         return call(thisJoinPointStaticPart, new Object[] {a, b, c, d, e}, () -> proceed(a, b, c, d, e));
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c, Object d, Object e, Object f):
             execution(@dev.idem.Idempotent * *(*, *, *, *, *, *)) && args(a, b, c, d, e, f) {
         return call(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f}, () -> proceed(a, b, c, d, e, f));
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c, Object d, Object e, Object f, Object g):
             execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *)) && args(a, b, c, d, e, f, g) {
         return call(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f, g}, () -> proceed(a, b, c, d, e, f, g));
     }
 
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(Object a, Object b, Object c, Object d, Object e, Object f, Object g, Object h):
             execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *, *)) && args(a, b, c, d, e, f, g, h) {
         return call(thisJoinPointStaticPart, new Object[] {a, b, c, d, e, f, g, h},
@@ -136,6 +159,7 @@ public aspect IdempotentAspect {
     }
 
     /** Nine parameters or more: the arguments as the join point has them (a copy), the body as it was called. */
+    @SuppressAjWarnings("adviceDidNotMatch")
     Object around(): execution(@dev.idem.Idempotent * *(*, *, *, *, *, *, *, *, *, ..)) {
         return call(thisJoinPointStaticPart, thisJoinPoint.getArgs(), () -> proceed());
     }

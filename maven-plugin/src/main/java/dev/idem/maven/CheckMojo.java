@@ -1,5 +1,7 @@
 package dev.idem.maven;
 
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.Idempotent;
 import dev.idem.core.ConfigurationCheck;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
@@ -65,7 +67,8 @@ public class CheckMojo extends AbstractMojo {
             return;
         }
         if (!classesDirectory.isDirectory()) {
-            return; // nothing compiled, nothing to check
+            getLog().info("idem:check: nothing compiled in " + classesDirectory + ", nothing to check");
+            return;
         }
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
@@ -81,18 +84,60 @@ public class CheckMojo extends AbstractMojo {
                             + " run without protection.");
                 }
             }
-            try (IdemEngine engine = IdemEngine.create(IdemSettings.fromEnvironment())) {
-                problems.addAll(ConfigurationCheck.problems(engine, classes.toArray(new Class<?>[0])));
+            IdemEngine engine = engine(project, problems);
+            if (engine != null) {
+                try (engine) {
+                    problems.addAll(ConfigurationCheck.problems(engine, classes.toArray(new Class<?>[0])));
+                }
             }
             if (!problems.isEmpty()) {
                 throw new MojoFailureException(report(problems));
             }
-            getLog().debug("idem:check: " + classes.size() + " classes, no problem");
+            getLog().info(summary(classes));
         } catch (IOException e) {
             throw new MojoExecutionException("idem:check could not read " + classesDirectory + ": " + e, e);
         } finally {
             thread.setContextClassLoader(previous);
         }
+    }
+
+    /**
+     * The engine the project's settings describe, or null when they are refused (a bad key or value in
+     * {@code idem.properties} or an {@code idem.*} system property): then that is added to {@code problems}, since
+     * the methods' configuration cannot be judged without the settings they are planned with.
+     */
+    private static IdemEngine engine(ClassLoader project, List<String> problems) {
+        try {
+            return IdemEngine.create(IdemSettings.fromEnvironment());
+        } catch (IdempotencyConfigurationException e) {
+            URL file = project.getResource("idem.properties");
+            problems.add((file == null ? "an idem.* system property" : "idem.properties (" + file + ") or an"
+                    + " idem.* system property") + ": " + e.getMessage() + "; the @Idempotent methods'"
+                    + " configuration is checked once this is fixed.");
+            return null;
+        }
+    }
+
+    /** What a passing check checked, so that a check that found nothing to check does not look like a pass. */
+    private String summary(List<Class<?>> classes) {
+        int methods = 0;
+        int declaring = 0;
+        for (Class<?> c : classes) {
+            int annotated = 0;
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.isAnnotationPresent(Idempotent.class)) {
+                    annotated++;
+                }
+            }
+            methods += annotated;
+            declaring += annotated > 0 ? 1 : 0;
+        }
+        if (methods == 0) {
+            return "idem:check: no @Idempotent method in the " + classes.size() + " class(es) of " + classesDirectory;
+        }
+        return "idem:check: checked " + methods + " @Idempotent method(s) in " + declaring + " class(es) of "
+                + classesDirectory + ": " + (requireWoven ? "all woven, " : "weaving not required, ")
+                + "no configuration problem";
     }
 
     private String report(List<String> problems) {

@@ -65,6 +65,24 @@ class CheckGoalIT {
         SampleBuild.Result build = run(sample);
 
         assertTrue(build.succeeded(), build.toString());
+        assertTrue(build.output().contains("idem:check: checked 1 @Idempotent method(s) in 1 class(es)"),
+                "says what it checked: " + build);
+        // Idem's aspect has an advice per parameter count, so most of them match nothing in any one module.
+        assertFalse(build.output().contains("adviceDidNotMatch"), "no warning about Idem's own advice: " + build);
+    }
+
+    @Test
+    void aBadKeyInIdemPropertiesIsListedAsAProblemNamingTheKeyAndTheFile() throws Exception {
+        Path sample = project("bad-properties", weavingPlugin() + checkPlugin(""), orderService("24h"),
+                Map.of("idem.properties", "idem.namespace=prod\nidem.namespce=staging\n"));
+
+        SampleBuild.Result build = run(sample);
+
+        assertFalse(build.succeeded(), build.toString());
+        assertTrue(build.output().contains("1 @Idempotent problem(s)"), build.toString());
+        assertTrue(build.output().contains("idem.properties"), "names the file: " + build);
+        assertTrue(build.output().contains("unknown configuration key idem.namespce"), "names the key: " + build);
+        assertFalse(build.output().contains("Execution default of goal"), "a listed problem, not a crash: " + build);
     }
 
     @Test

@@ -82,13 +82,16 @@ final class SampleBuild {
      * {@code @idem.version@} filled in), and {@code sources} by path under {@code src/main/java}.
      */
     static Path project(String name, String plugins, Map<String, String> sources) throws IOException {
+        return project(name, plugins, sources, Map.of());
+    }
+
+    /** As {@link #project(String, String, Map)}, with {@code resources} by path under {@code src/main/resources}. */
+    static Path project(String name, String plugins, Map<String, String> sources, Map<String, String> resources)
+            throws IOException {
         Path dir = ROOT.resolve(name);
         deleteTree(dir);
-        for (Map.Entry<String, String> source : sources.entrySet()) {
-            Path file = dir.resolve("src/main/java").resolve(source.getKey());
-            Files.createDirectories(file.getParent());
-            Files.writeString(file, source.getValue(), StandardCharsets.UTF_8);
-        }
+        write(dir.resolve("src/main/java"), sources);
+        write(dir.resolve("src/main/resources"), resources);
         Files.writeString(dir.resolve("pom.xml"), fill("""
                 <project xmlns="http://maven.apache.org/POM/4.0.0">
                   <modelVersion>4.0.0</modelVersion>
@@ -116,6 +119,14 @@ final class SampleBuild {
                 </project>
                 """.formatted(name, plugins)), StandardCharsets.UTF_8);
         return dir;
+    }
+
+    private static void write(Path root, Map<String, String> files) throws IOException {
+        for (Map.Entry<String, String> f : files.entrySet()) {
+            Path file = root.resolve(f.getKey());
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, f.getValue(), StandardCharsets.UTF_8);
+        }
     }
 
     /** The idem-maven-plugin's check goal, as the README's snippet declares it, plus any configuration. */
