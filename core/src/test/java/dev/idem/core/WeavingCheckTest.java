@@ -2,6 +2,8 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
+import dev.idem.StartupCheck;
+import dev.idem.core.internal.plan.InstrumentedTypes;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;
@@ -73,5 +75,25 @@ class WeavingCheckTest {
         IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
                 () -> WeavingCheck.requireWovenPackages(getClass().getClassLoader(), "dev.idem.core"));
         assertTrue(e.getMessage().contains(Unwoven.class.getName() + "#generate"), e.getMessage());
+    }
+
+    static class InstrumentedByTheAgent {
+        @Idempotent(scope = "instrumented")
+        public String generate(String prompt) {
+            return prompt;
+        }
+    }
+
+    @Test
+    void theAnnotationsStartupCheckHandsOverToThisCheckWhenTheEngineIsThere() {
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> StartupCheck.requireWoven(Unwoven.class, Repository.class));
+        assertTrue(e.getMessage().startsWith("1 @Idempotent method(s) are not woven"), e.getMessage());
+        assertTrue(e.getMessage().contains(Unwoven.class.getName() + "#generate(String)"), e.getMessage());
+        assertTrue(e.getMessage().contains(Repository.class.getName() + "#save(String) is annotated @Idempotent but"),
+                "misplaced annotations too: " + e.getMessage());
+
+        InstrumentedTypes.add(InstrumentedByTheAgent.class.getName()); // as the agent does when it instruments one
+        StartupCheck.requireWoven(InstrumentedByTheAgent.class);
     }
 }

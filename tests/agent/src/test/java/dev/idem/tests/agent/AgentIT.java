@@ -73,6 +73,31 @@ class AgentIT {
     }
 
     @Test
+    void theStartUpCheckOfAnApplicationStartedWithoutTheAgentNamesTheMethodsAndHowToAttachIt() throws Exception {
+        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        Jvm.Run run = jvm.run(List.of(), APP_CLASS_PATH, APP, "startup-check");
+
+        assertEquals(1, run.exitCode(), "main stops: " + run);
+        assertEquals(null, run.value("checked"), "before going on unprotected: " + run);
+        assertFalse(run.err().contains("NoClassDefFoundError"), "the check itself works without Idem's engine: "
+                + run);
+        assertTrue(run.err().contains("dev.idem.IdempotencyConfigurationException: 5 @Idempotent method(s)"),
+                run.toString());
+        assertTrue(run.err().contains("dev.idem.tests.agent.app.ArticleService#generate(String)"), run.toString());
+        assertTrue(run.err().contains("dev.idem.tests.agent.app.ArticleService#order(String, int)"), run.toString());
+        assertTrue(run.err().contains("-javaagent:idem-agent.jar"), "says how to attach the agent: " + run);
+    }
+
+    @Test
+    void theStartUpCheckPassesUnderTheAgent() throws Exception {
+        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "startup-check");
+
+        assertEquals(0, run.exitCode(), run.toString());
+        assertEquals("woven", run.value("checked"), run.toString());
+    }
+
+    @Test
     void theAgentsKeptPlanFollowsTheEngineWhenItIsReplacedAtRunTime() throws Exception {
         Jvm jvm = Jvm.available().findFirst().orElseThrow();
         Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "engine-replaced");

@@ -2,6 +2,7 @@ package dev.idem.tests.agent.app;
 
 import dev.idem.IdempotencyConflictException;
 import dev.idem.IdempotencyStoreException;
+import dev.idem.StartupCheck;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -43,6 +44,11 @@ public final class AgentApp {
                 ArticleService.count("x");
                 System.out.println("runs=" + service.runs.get());
                 System.out.println("static-runs=" + ArticleService.STATIC_RUNS.get());
+                break;
+            case "startup-check":
+                // The README's start-up check, as an application run with or without the agent calls it.
+                StartupCheck.requireWoven(ArticleService.class);
+                System.out.println("checked=woven");
                 break;
             case "coalesce":
                 coalesce(service);
