@@ -45,7 +45,7 @@ final class SampleBuild {
         deleteTree(ROOT);
         Files.createDirectories(LOCAL);
         publish("idem-parent", property("parent.pom"), null);
-        for (String module : List.of("idem-annotations", "idem-store-spi", "idem-core", "idem-aspect")) {
+        for (String module : List.of("idem-annotations", "idem-store-spi", "idem-core", "idem-aspect", "idem-agent")) {
             Path jar = Paths.get(property(module + ".jar"));
             publish(module, pomBeside(jar).toString(), jar);
         }
@@ -160,9 +160,14 @@ final class SampleBuild {
      * to, so a user's {@code mvn verify} fails exactly there, without the packaging this test does not need.
      */
     static Result run(Path project) throws Exception {
+        return run(project, "process-classes");
+    }
+
+    /** Runs {@code mvn -B} with {@code goals} (and options) in {@code project}, at most five minutes. */
+    static Result run(Path project, String... goals) throws Exception {
         List<String> command = new ArrayList<>(List.of(Paths.get(property("maven.home"), "bin", "mvn").toString(),
-                "-B", "-ntp", "-s", SETTINGS.toString(), "-gs", ROOT.resolve("global-settings.xml").toString(),
-                "process-classes"));
+                "-B", "-ntp", "-s", SETTINGS.toString(), "-gs", ROOT.resolve("global-settings.xml").toString()));
+        command.addAll(List.of(goals));
         Process process = new ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true).start();
         process.getOutputStream().close();
         CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
@@ -221,7 +226,7 @@ final class SampleBuild {
         return text;
     }
 
-    private static String property(String key) {
+    static String property(String key) {
         String value = System.getProperty(key);
         if (value == null || value.isEmpty()) {
             throw new IllegalStateException("system property " + key + " is not set; the failsafe configuration"
