@@ -2,13 +2,10 @@ package dev.idem.reliability;
 
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
+import dev.idem.store.ForwardingIdempotencyStore;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
-import dev.idem.store.KeyWatch;
-import dev.idem.store.TransactionalClaims;
 
-import java.time.Duration;
-import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -17,20 +14,20 @@ import java.util.function.Consumer;
  * {@code CLAIMED <key> <token> <replaced state> <replaced token>} ({@code - 0} when it replaced nothing: the key was
  * absent, released, or its record expired) before the engine sees the outcome, and each release the store applied as
  * {@code RELEASED <key> <token>}. A claim whose answer never reached the worker (a dropped connection) is not
- * reported: the worker never held the key, and nothing ran under it.
+ * reported: the worker never held the key, and nothing ran under it. Everything else is passed on unchanged, and
+ * closing it closes the real store.
  */
-final class ReportingStore implements IdempotencyStore {
-    private final IdempotencyStore store;
+final class ReportingStore extends ForwardingIdempotencyStore {
     private final Consumer<String> report;
 
     ReportingStore(IdempotencyStore store, Consumer<String> report) {
-        this.store = store;
+        super(store);
         this.report = report;
     }
 
     @Override
     public ClaimOutcome claim(ClaimRequest request) {
-        ClaimOutcome outcome = store.claim(request);
+        ClaimOutcome outcome = super.claim(request);
         if (outcome instanceof ClaimOutcome.Acquired acquired) {
             IdempotencyRecord replaced = acquired.replaced();
             report.accept("CLAIMED " + request.key() + " " + acquired.fencingToken() + " "
@@ -41,50 +38,10 @@ final class ReportingStore implements IdempotencyStore {
 
     @Override
     public boolean release(String key, long fencingToken) {
-        boolean released = store.release(key, fencingToken);
+        boolean released = super.release(key, fencingToken);
         if (released) {
             report.accept("RELEASED " + key + " " + fencingToken);
         }
         return released;
-    }
-
-    @Override
-    public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
-        return store.complete(key, fencingToken, result, ttl);
-    }
-
-    @Override
-    public boolean fail(String key, long fencingToken, byte[] failure, Duration failureTtl) {
-        return store.fail(key, fencingToken, failure, failureTtl);
-    }
-
-    @Override
-    public boolean renew(String key, long fencingToken, Duration lease) {
-        return store.renew(key, fencingToken, lease);
-    }
-
-    @Override
-    public Optional<IdempotencyRecord> get(String key) {
-        return store.get(key);
-    }
-
-    @Override
-    public void delete(String key) {
-        store.delete(key);
-    }
-
-    @Override
-    public Optional<KeyWatch> watch(String key) {
-        return store.watch(key);
-    }
-
-    @Override
-    public TransactionalClaims transactionalClaims() {
-        return store.transactionalClaims();
-    }
-
-    @Override
-    public void close() {
-        store.close();
     }
 }

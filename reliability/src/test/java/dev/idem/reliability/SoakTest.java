@@ -88,7 +88,7 @@ class SoakTest {
              LoopbackProxy proxy = new LoopbackProxy("127.0.0.1", Integer.parseInt(redis.uri().replaceAll(".*:", "")));
              SoakRun run = new SoakRun("plain", pg, proxy, SECONDS, "store=redis",
                      "via=redis://127.0.0.1:" + proxy.port())) {
-            check("redis (TAKE_OVER)", run.run());
+            check("redis (TAKE_OVER)", run.run(), null);
         }
     }
 
@@ -98,7 +98,9 @@ class SoakTest {
         assertTrue(m.matches(), "a PostgreSQL JDBC URL: " + pg);
         String table = "idem_soak_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         JdbcIdempotencyStore.builder(pg).table(table).createTable(true).build().close();
+        ClaimHistory history = null;
         try (LoopbackProxy proxy = new LoopbackProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)))) {
+            history = ClaimHistory.install(pg, table);
             String rest = m.group(3);
             // The socket timeout backs up the proxy (which drops what it held when it heals); longer than the
             // transactional waiters' lock wait (waitTimeout 12 s).
@@ -109,17 +111,21 @@ class SoakTest {
                     case "tx" -> "storeTransaction = REQUIRED";
                     case "reconcile" -> "RECONCILE";
                     default -> "TAKE_OVER";
-                } + ")", run.run());
+                } + ")", run.run(), history);
             }
         } finally {
             try (Connection c = DriverManager.getConnection(pg); Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + table);
                 s.execute("DROP SEQUENCE IF EXISTS " + table + "_tokens");
             }
+            if (history != null) {
+                history.drop();
+            }
         }
     }
 
-    private static void check(String name, SoakRun run) throws Exception {
+    /** @param history what the records table went through (PostgreSQL), or null (Redis) */
+    private static void check(String name, SoakRun run, ClaimHistory history) throws Exception {
         SoakFindings f = SoakFindings.read(run.pg, run.ledger, run.eventFiles, run.survivors());
         List<SoakFindings.Row> duplicates = f.duplicates();
         Set<String> ledgered = new HashSet<>();
@@ -134,6 +140,10 @@ class SoakTest {
 
         print(name, run, f, duplicates.size(), pairing, slowDone);
         f.explained.forEach(line -> System.out.println("  " + line));
+        System.out.printf(Locale.ROOT, "  claims granted and reported %d (%d took over a record in progress),"
+                + " releases applied %d%s%n", f.claims.size(), f.claims.values().stream()
+                .filter(SoakFindings.Claim::tookOver).count(), f.released.size(),
+                history == null ? "" : "; each checked against the records table's own history");
 
         assertEquals(List.of(), f.troubles, "wrong results, unexpected exceptions or unreadable events; stderr in "
                 + run.dir.getParent().resolveSibling("workers"));
@@ -172,6 +182,10 @@ class SoakTest {
                     r.token()))).toList(), "executions whose claim the worker did not report");
             assertEquals(List.of(), f.unreportedTakeovers(run.mode.equals("reconcile")), "every claim that took"
                     + " over a record in progress, as the store told its worker, was reported by the engine");
+            if (history != null) {
+                assertEquals(List.of(), history.misreported(f), "every claim the store granted told its worker"
+                        + " what it replaced, as the records table went through it");
+            }
         }
 
         String[] hung = run.hung.get(0); // key, token, execution of the first killed incarnation's hung body
