@@ -38,11 +38,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Asserted for all: no caller got a wrong result or another key's (each result names its key and its execution,
  * which the ledger must hold); no unexpected exception; no two executions under one fencing token; after the run,
  * every key answers every worker alike, with an execution the ledger holds (nothing is lost, nothing stays stuck).
+ * Outside transactional mode, every claim the store granted a worker is reported by it ({@link ReportingStore}), and
+ * every one that took over a record in progress was reported by the engine (TAKEOVER; under RECONCILE also
+ * RECONCILED or ABANDONED): no takeover is silent, whether or not it ran the body.
  * Duplicates (ledger rows beyond a key's first): none in transactional mode and with RECONCILE; with TAKE_OVER each
- * one is paired with the TAKEOVER event of its own fencing token, and the execution before it was abandoned and never
- * completed: its owner was a killed incarnation, or it reported INDETERMINATE (the side effect happened, its
- * completion could not be stored, the record stayed in progress until its lease passed) or LEASE_LOST (its renewals
- * could not reach the store for the rest of its lease, and its completion was refused). Any other duplicate fails.
+ * one is paired with the takeover that let it run ({@link SoakFindings#pairDuplicates}): the TAKEOVER event of its own
+ * fencing token, or of an earlier claim whose execution failed before its side effect and was released, after which
+ * the duplicate's claim took the absent key. And the execution before it was abandoned and never completed: its owner
+ * was a killed incarnation, or it reported INDETERMINATE (the side effect happened, its completion could not be
+ * stored, the record stayed in progress until its lease passed) or LEASE_LOST (its renewals could not reach the store
+ * for the rest of its lease, and its completion was refused). Any other duplicate fails.
  */
 class SoakTest {
     static final long SECONDS = Long.getLong("idem.soak.seconds", 16);
@@ -83,7 +88,7 @@ class SoakTest {
              LoopbackProxy proxy = new LoopbackProxy("127.0.0.1", Integer.parseInt(redis.uri().replaceAll(".*:", "")));
              SoakRun run = new SoakRun("plain", pg, proxy, SECONDS, "store=redis",
                      "via=redis://127.0.0.1:" + proxy.port())) {
-            check("redis (TAKE_OVER)", run.run());
+            check("redis (TAKE_OVER)", run.run(), null);
         }
     }
 
@@ -93,7 +98,9 @@ class SoakTest {
         assertTrue(m.matches(), "a PostgreSQL JDBC URL: " + pg);
         String table = "idem_soak_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         JdbcIdempotencyStore.builder(pg).table(table).createTable(true).build().close();
+        ClaimHistory history = null;
         try (LoopbackProxy proxy = new LoopbackProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)))) {
+            history = ClaimHistory.install(pg, table);
             String rest = m.group(3);
             // The socket timeout backs up the proxy (which drops what it held when it heals); longer than the
             // transactional waiters' lock wait (waitTimeout 12 s).
@@ -104,17 +111,21 @@ class SoakTest {
                     case "tx" -> "storeTransaction = REQUIRED";
                     case "reconcile" -> "RECONCILE";
                     default -> "TAKE_OVER";
-                } + ")", run.run());
+                } + ")", run.run(), history);
             }
         } finally {
             try (Connection c = DriverManager.getConnection(pg); Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + table);
                 s.execute("DROP SEQUENCE IF EXISTS " + table + "_tokens");
             }
+            if (history != null) {
+                history.drop();
+            }
         }
     }
 
-    private static void check(String name, SoakRun run) throws Exception {
+    /** @param history what the records table went through (PostgreSQL), or null (Redis) */
+    private static void check(String name, SoakRun run, ClaimHistory history) throws Exception {
         SoakFindings f = SoakFindings.read(run.pg, run.ledger, run.eventFiles, run.survivors());
         List<SoakFindings.Row> duplicates = f.duplicates();
         Set<String> ledgered = new HashSet<>();
@@ -123,41 +134,16 @@ class SoakTest {
         }
 
         // Pair each duplicate with the takeover that let it run, and the abandoned execution before it.
-        int afterKill = 0;
-        int afterLostCompletion = 0;
-        int afterLostLease = 0;
-        List<String> unexplained = new ArrayList<>();
-        for (List<SoakFindings.Row> executions : f.byKey().values()) {
-            for (int i = 1; i < executions.size(); i++) {
-                SoakFindings.Row before = executions.get(i - 1);
-                SoakFindings.Row again = executions.get(i);
-                SoakFindings.Takeover takeover = f.takeovers.get(SoakFindings.tokenKey(again.idemKey(), again.token()));
-                String beforeToken = SoakFindings.tokenKey(before.idemKey(), before.token());
-                boolean completed = f.executed.contains(beforeToken);
-                boolean killed = run.killedPids.contains(before.pid());
-                boolean lost = f.indeterminate.contains(beforeToken);
-                boolean lostLease = f.leaseLost.contains(beforeToken);
-                if (takeover != null && takeover.deadToken() >= before.token() && !completed
-                        && (killed || lost || lostLease)) {
-                    if (killed) {
-                        afterKill++;
-                    } else if (lost) {
-                        afterLostCompletion++;
-                    } else {
-                        afterLostLease++;
-                    }
-                } else {
-                    unexplained.add(again + " after " + before + ": takeover " + takeover + ", earlier execution "
-                            + (completed ? "COMPLETED" : "not completed") + (killed ? ", killed" : "")
-                            + (lost ? ", INDETERMINATE" : "") + (lostLease ? ", LEASE_LOST" : ""));
-                }
-            }
-        }
+        SoakFindings.Pairing pairing = f.pairDuplicates(run.killedPids);
         long slowDone = f.rows.stream().filter(r -> Integer.parseInt(r.argKey().substring(1)) % 17 == 5
                 && f.executed.contains(SoakFindings.tokenKey(r.idemKey(), r.token()))).count();
 
-        print(name, run, f, duplicates.size(), afterKill, afterLostCompletion, afterLostLease, slowDone);
+        print(name, run, f, duplicates.size(), pairing, slowDone);
         f.explained.forEach(line -> System.out.println("  " + line));
+        System.out.printf(Locale.ROOT, "  claims granted and reported %d (%d took over a record in progress),"
+                + " releases applied %d%s%n", f.claims.size(), f.claims.values().stream()
+                .filter(SoakFindings.Claim::tookOver).count(), f.released.size(),
+                history == null ? "" : "; each checked against the records table's own history");
 
         assertEquals(List.of(), f.troubles, "wrong results, unexpected exceptions or unreadable events; stderr in "
                 + run.dir.getParent().resolveSibling("workers"));
@@ -191,6 +177,16 @@ class SoakTest {
         }
         assertTrue(run.kills >= 1 && run.proxy.dropped() >= 1, "faults were injected: kills " + run.kills
                 + ", connections dropped " + run.proxy.dropped());
+        if (!run.mode.equals("tx")) { // the transactional claims are the store's own, not reported by the worker
+            assertEquals(List.of(), f.rows.stream().filter(r -> !f.claims.containsKey(SoakFindings.tokenKey(r.idemKey(),
+                    r.token()))).toList(), "executions whose claim the worker did not report");
+            assertEquals(List.of(), f.unreportedTakeovers(run.mode.equals("reconcile")), "every claim that took"
+                    + " over a record in progress, as the store told its worker, was reported by the engine");
+            if (history != null) {
+                assertEquals(List.of(), history.misreported(f), "every claim the store granted told its worker"
+                        + " what it replaced, as the records table went through it");
+            }
+        }
 
         String[] hung = run.hung.get(0); // key, token, execution of the first killed incarnation's hung body
         List<SoakFindings.Row> hungKey = f.rows.stream().filter(r -> r.argKey().equals(hung[0])).toList();
@@ -208,16 +204,16 @@ class SoakTest {
                         "the killed owner's execution of " + hung[0] + " was reconciled from the ledger");
             }
             default -> {
-                assertEquals(List.of(), unexplained, "TAKE_OVER: every duplicate is a takeover of an abandoned"
-                        + " execution (killed owner, completion lost, or lease lost, each reported)");
-                assertTrue(afterKill >= 1, "the killed owner's hung execution of " + hung[0] + " was taken over"
-                        + " and ran again: " + hungKey);
+                assertEquals(List.of(), pairing.unexplained(), "TAKE_OVER: every duplicate is a takeover of an"
+                        + " abandoned execution (killed owner, completion lost, or lease lost, each reported)");
+                assertTrue(pairing.afterKill() >= 1, "the killed owner's hung execution of " + hung[0]
+                        + " was taken over and ran again: " + hungKey);
             }
         }
     }
 
-    private static void print(String name, SoakRun run, SoakFindings f, int duplicates, int afterKill,
-                              int afterLost, int afterLostLease, long slowDone) {
+    private static void print(String name, SoakRun run, SoakFindings f, int duplicates,
+                              SoakFindings.Pairing pairing, long slowDone) {
         StringBuilder failedClosed = new StringBuilder();
         f.counters.forEach((k, v) -> {
             if (k.startsWith("failedClosed.")) {
@@ -228,7 +224,8 @@ class SoakTest {
                         + "  calls %d + %d in the final pass (counted to each incarnation's last report), results %d, wrong %d, failed closed %d (%s ),"
                         + " FatalFault replayed/thrown %d, TransientFault after retries %d%n"
                         + "  executions (ledger rows) %d over %d keys; duplicates %d = %d after a killed owner + %d after a"
-                        + " lost completion + %d after a lost lease%n"
+                        + " lost completion + %d after a lost lease (%d of them after the takeover's own"
+                        + " execution failed and released the key)%n"
                         + "  events: TAKEOVER %d, RECONCILED %d, LEASE_LOST %d, INDETERMINATE %d, ABANDONED %d, EXECUTED %d,"
                         + " RETRY %d, GAVE_UP %d, STORE_ERROR %d; bodies 1.3 leases long completed: %d%n"
                         + "  faults: %d kills (SIGKILL + restart), %d resets, %d black-holes of %d ms, %d latency phases"
@@ -236,7 +233,8 @@ class SoakTest {
                 name, SoakRun.JVMS, SoakWorker.THREADS, run.seconds, run.readyMillis, run.drainMillis, run.finalMillis,
                 f.counter("calls"), f.counter("finalCalls"), f.counter("ok"), f.counter("wrong"), f.counter("failedClosed"), failedClosed,
                 f.counter("fatal"), f.counter("transient"),
-                f.rows.size(), f.byKey().size(), duplicates, afterKill, afterLost, afterLostLease,
+                f.rows.size(), f.byKey().size(), duplicates, pairing.afterKill(), pairing.afterLostCompletion(),
+                pairing.afterLostLease(), pairing.afterReleasedTakeover(),
                 f.takeovers.size(), f.reconciled.size(), f.leaseLost.size(), f.indeterminate.size(),
                 f.abandoned.size(), f.executed.size(), f.counter("event.RETRY"), f.counter("event.GAVE_UP"),
                 f.counter("event.STORE_ERROR"), slowDone,

@@ -18,8 +18,10 @@ import dev.idem.core.IdempotentOperation;
 import dev.idem.core.Reconciler;
 import dev.idem.core.Reconciliation;
 import dev.idem.core.RetryPolicy;
+import dev.idem.store.IdempotencyStore;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.jdbc.JdbcTransactions;
+import dev.idem.store.redis.RedisIdempotencyStore;
 
 import java.io.BufferedReader;
 import java.io.FileOutputStream;
@@ -70,8 +72,9 @@ import java.util.stream.Stream;
  * <h2>Reports</h2>
  * Everything the test needs is appended, line by line and unbuffered, to the {@code events} file as it happens, so
  * a JVM killed with SIGKILL has reported everything up to its death: events of the engine ({@code TAKEOVER key token
- * deadPid deadToken}, {@code LEASE_LOST}, {@code INDETERMINATE}, {@code RECONCILED}, {@code EXECUTED}), each
- * distinct result a caller got ({@code SAW key executionId}), any wrong result ({@code WRONG ...}) or unexpected
+ * deadPid deadToken}, {@code LEASE_LOST}, {@code INDETERMINATE}, {@code RECONCILED}, {@code EXECUTED}), what the
+ * store told the engine ({@code CLAIMED} and {@code RELEASED}, from {@link ReportingStore}), each distinct result a
+ * caller got ({@code SAW key executionId}), any wrong result ({@code WRONG ...}) or unexpected
  * exception ({@code UNEXPECTED ...}), and every second a {@code STATS} line of cumulative counters.
  *
  * <h2>Protocol</h2>
@@ -147,13 +150,16 @@ public final class SoakWorker {
         HikariDataSource storePool = null;
         IdemSettings.Builder settings = IdemSettings.custom().namespace("reliability").listener(this::onEvent)
                 .completionRetry(3, Duration.ofMillis(50));
+        IdempotencyStore store;
         if (a.get("store").equals("jdbc")) {
             // tx: every thread holds a connection for its whole transaction (claim, body, completion)
             storePool = pool(a.get("via"), mode.equals("tx") ? THREADS : 5, "store");
-            settings.store("jdbc", jdbcStore(storePool, a.get("table"))).defaultStore("jdbc");
+            store = jdbcStore(storePool, a.get("table"));
         } else {
-            settings.defaultStore("redis").property("idem.redis.uri", a.get("via"));
+            store = redisStore(a.get("via"));
         }
+        store = new ReportingStore(store, report::line);
+        settings.store(a.get("store"), store).defaultStore(a.get("store"));
         IdempotencyPolicy.Builder policy = IdempotencyPolicy.custom().operation(OPERATION).scope(a.get("scope"))
                 .lease(Duration.ofMillis(leaseMillis)).ttl("10m").waitTimeout("12s");
         if (mode.equals("tx")) {
@@ -191,6 +197,7 @@ public final class SoakWorker {
             finalPass(op, commands.lastKey);
             report.line(stats());
         } finally {
+            store.close();
             if (storePool != null) {
                 storePool.close();
             }
@@ -204,6 +211,20 @@ public final class SoakWorker {
             try {
                 return JdbcIdempotencyStore.builder(pool).table(table).build();
             } catch (IdempotencyStoreException e) {
+                if (attempt == 20) {
+                    throw e;
+                }
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    /** The redis store, which connects as it starts: a worker restarted during a fault tries for a while. */
+    private static RedisIdempotencyStore redisStore(String uri) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return RedisIdempotencyStore.builder(uri).build();
+            } catch (RuntimeException e) {
                 if (attempt == 20) {
                     throw e;
                 }

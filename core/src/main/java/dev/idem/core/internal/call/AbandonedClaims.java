@@ -11,11 +11,14 @@ import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.core.internal.plan.ReturnKind;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.IdempotencyRecord;
+import dev.idem.store.TransactionalClaims;
+import jakarta.annotation.Nullable;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -39,6 +42,14 @@ import java.util.concurrent.CompletableFuture;
  * closed and nothing is stored. The claim is neither released (an absent key would let the next caller run the
  * method without asking) nor left to its full lease (callers would wait for nobody): its lease is shortened to a
  * millisecond, so the next call takes it over and asks again.
+ *
+ * <h2>Inside a transaction</h2>
+ * A transactional call ({@code storeTransaction}) can take over too: its claim meets a plain call's claim in progress
+ * whose lease passed (another method of the scope, or the method before it was made transactional). The same policy
+ * applies ({@link #settleInTransaction}), with the transaction as the store: a reconciler's answer is completed in it
+ * and committed. A refusal or a failed reconciliation stores nothing; the transaction rolls back as its caller closes
+ * it, which puts the abandoned claim back as it was, so the next call meets it again (refused again under FAIL, until
+ * a person deletes the record; asked again under RECONCILE).
  */
 public final class AbandonedClaims {
     /** What is left of the lease of a claim handed back after a failed reconciliation. */
@@ -78,6 +89,22 @@ public final class AbandonedClaims {
      * @throws IdempotencyAbandonedException under {@code FAIL}, or when reconciling failed
      */
     Settled settle(OperationPlan plan, String keyText, ClaimOutcome.Acquired acquired) {
+        return settle(plan, keyText, acquired, null);
+    }
+
+    /**
+     * {@link #settle} for a claim made inside {@code tx}, which the caller commits (when the method runs) or closes.
+     * When this returns an answer, {@code tx} is committed; when it throws, nothing was written, and closing {@code tx}
+     * rolls the claim back.
+     */
+    Settled settleInTransaction(OperationPlan plan, String keyText, ClaimOutcome.Acquired acquired,
+                                TransactionalClaims.Transaction tx) {
+        return settle(plan, keyText, acquired, Objects.requireNonNull(tx, "tx"));
+    }
+
+    /** Settles the takeover; {@code tx} is the transaction the claim was made in, or null for a plain claim. */
+    private Settled settle(OperationPlan plan, String keyText, ClaimOutcome.Acquired acquired,
+                           @Nullable TransactionalClaims.Transaction tx) {
         IdempotencyRecord dead = acquired.replaced();
         long token = acquired.fencingToken();
         String lapse = "the lease of " + dead.owner() + " (fencing token " + dead.fencingToken() + ") passed at "
@@ -88,22 +115,23 @@ public final class AbandonedClaims {
             return null;
         }
         if (policy == OnAbandoned.FAIL) {
-            throw refuse(plan, keyText, token, dead, lapse);
+            throw refuse(plan, keyText, token, dead, lapse, tx);
         }
-        Reconciliation answer = ask(plan, keyText, token, dead, lapse);
+        Reconciliation answer = ask(plan, keyText, token, dead, lapse, tx);
         if (!answer.happened()) {
             events.emit(IdempotencyEventType.TAKEOVER, plan.operation, keyText, token, lapse
                     + "; the reconciler said its work did not happen, so the method runs again");
             return null;
         }
-        Object value = store(plan, keyText, token, dead, lapse, answer.result());
+        Object value = store(plan, keyText, token, lapse, answer.result(), tx);
         Object returned = plan.returnKind == ReturnKind.OPTIONAL ? Optional.ofNullable(value)
                 : plan.returnKind == ReturnKind.VOID ? null : value;
         return new Settled(plan.returnKind == ReturnKind.FUTURE ? CompletableFuture.completedFuture(returned)
                 : returned);
     }
 
-    private Reconciliation ask(OperationPlan plan, String keyText, long token, IdempotencyRecord dead, String lapse) {
+    private Reconciliation ask(OperationPlan plan, String keyText, long token, IdempotencyRecord dead, String lapse,
+                               @Nullable TransactionalClaims.Transaction tx) {
         Reconciler reconciler = reconcilerFor(plan.operation);
         AbandonedExecution abandoned = new AbandonedExecution(plan.operation, keyText, dead.fencingToken(),
                 dead.owner(), dead.startedAt(), dead.leaseUntil(), token);
@@ -114,11 +142,11 @@ public final class AbandonedClaims {
             if (t instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            throw failClosed(plan, keyText, token, lapse, "its reconciler " + reconciler + " failed: " + t, t);
+            throw failClosed(plan, keyText, token, lapse, "its reconciler " + reconciler + " failed: " + t, t, tx);
         }
         if (answer == null) {
             throw failClosed(plan, keyText, token, lapse, "its reconciler " + reconciler + " returned null instead"
-                    + " of Reconciliation.happened(result) or didNotHappen()", null);
+                    + " of Reconciliation.happened(result) or didNotHappen()", null, tx);
         }
         return answer;
     }
@@ -128,8 +156,8 @@ public final class AbandonedClaims {
      * the stored bytes, so it is of the declared type, and a value the codec cannot read back is refused here rather
      * than left for every later call to trip on.
      */
-    private Object store(OperationPlan plan, String keyText, long token, IdempotencyRecord dead, String lapse,
-                         Object result) {
+    private Object store(OperationPlan plan, String keyText, long token, String lapse, Object result,
+                         @Nullable TransactionalClaims.Transaction tx) {
         Object content = plan.returnKind == ReturnKind.OPTIONAL && result instanceof Optional
                 ? ((Optional<?>) result).orElse(null) : result;
         byte[] bytes;
@@ -143,10 +171,14 @@ public final class AbandonedClaims {
         } catch (Exception | StackOverflowError e) {
             throw failClosed(plan, keyText, token, lapse, "its reconciler's answer (a "
                     + (content == null ? "null" : content.getClass().getName()) + ") cannot be stored as the"
-                    + " method's result with the '" + plan.codec.codecName() + "' codec: " + e.getMessage(), e);
+                    + " method's result with the '" + plan.codec.codecName() + "' codec: " + e.getMessage(), e, tx);
         }
         String how = lapse + "; the reconciler said its work happened, so its answer is the stored result and the"
                 + " method did not run again";
+        if (tx != null) {
+            commit(plan, keyText, token, how, bytes, tx);
+            return decoded;
+        }
         try {
             if (plan.store.complete(keyText, token, bytes, plan.policy.ttl())) {
                 events.emit(IdempotencyEventType.RECONCILED, plan.operation, keyText, token, how);
@@ -162,16 +194,49 @@ public final class AbandonedClaims {
         return decoded;
     }
 
-    /** onAbandoned = FAIL: the refusal is recorded for the ttl, so a person decides, not the next retry. */
+    /**
+     * The reconciler's answer, completed and committed in the transaction the claim was made in. If that fails, the
+     * transaction rolls back as its caller closes it, which leaves the abandoned claim for the next call to reconcile.
+     */
+    private void commit(OperationPlan plan, String keyText, long token, String how, byte[] bytes,
+                        TransactionalClaims.Transaction tx) {
+        try {
+            if (tx.complete(keyText, token, bytes, plan.policy.ttl())) {
+                tx.commit();
+                events.emit(IdempotencyEventType.RECONCILED, plan.operation, keyText, token, how);
+                return;
+            }
+            events.emit(IdempotencyEventType.INDETERMINATE, plan.operation, keyText, token, how + "; but storing the"
+                    + " answer was refused although this transaction holds the key's row (was the record deleted?),"
+                    + " so the transaction rolls back and the next call asks the reconciler again");
+        } catch (RuntimeException e) {
+            events.emit(IdempotencyEventType.INDETERMINATE, plan.operation, keyText, token, how + "; but the answer"
+                    + " could not be committed, so the transaction rolls back and the next call asks the reconciler"
+                    + " again", e);
+        }
+    }
+
+    /**
+     * onAbandoned = FAIL: the refusal is recorded for the ttl, so a person decides, not the next retry. Inside a
+     * transaction nothing is recorded: the rollback leaves the abandoned claim, which refuses every call alike.
+     */
     private IdempotencyAbandonedException refuse(OperationPlan plan, String keyText, long token,
-                                                 IdempotencyRecord dead, String lapse) {
+                                                 IdempotencyRecord dead, String lapse,
+                                                 @Nullable TransactionalClaims.Transaction tx) {
         IdempotencyAbandonedException refusal = new IdempotencyAbandonedException(plan.operation + ": key "
                 + keyText + " was claimed by " + dead.owner() + " (fencing token " + dead.fencingToken()
                 + ", started at " + dead.startedAt() + "), whose lease passed at " + dead.leaseUntil() + " before it"
                 + " completed: the owner died or stalled, and whether its work happened is not known. With"
-                + " onAbandoned = FAIL the method does not run again, and every call on the key is refused until "
-                + clock.instant().plus(plan.policy.ttl()) + " (the ttl). Find out whether the work happened, then"
+                + " onAbandoned = FAIL the method does not run again, and every call on the key is refused "
+                + (tx == null ? "until " + clock.instant().plus(plan.policy.ttl()) + " (the ttl)"
+                : "while the abandoned record stays") + ". Find out whether the work happened, then"
                 + " delete the record (IdempotencyStore.delete(key)) to let the method run again.");
+        if (tx != null) {
+            events.emit(IdempotencyEventType.ABANDONED, plan.operation, keyText, token, lapse + "; onAbandoned ="
+                    + " FAIL, so the call was refused; its transaction rolls back, leaving the abandoned record",
+                    refusal);
+            return refusal;
+        }
         try {
             if (!plan.store.fail(keyText, token, plan.failureCodec.encode(refusal), plan.policy.ttl())) {
                 refusal.addSuppressed(new IllegalStateException("recording the refusal was refused by fencing:"
@@ -186,15 +251,18 @@ public final class AbandonedClaims {
     }
 
     private IdempotencyAbandonedException failClosed(OperationPlan plan, String keyText, long token, String lapse,
-                                                     String why, Throwable cause) {
+                                                     String why, Throwable cause,
+                                                     @Nullable TransactionalClaims.Transaction tx) {
         IdempotencyAbandonedException failure = new IdempotencyAbandonedException(plan.operation + ": key "
                 + keyText + " was abandoned (" + lapse + ") and whether its work happened could not be settled: "
                 + why + ". The method did not run (onAbandoned = RECONCILE fails closed); the next call asks the"
                 + " reconciler again.", cause);
-        try {
-            plan.store.renew(keyText, token, HAND_BACK_LEASE);
-        } catch (RuntimeException e) {
-            failure.addSuppressed(e); // the claim's own lease passes instead
+        if (tx == null) { // in a transaction, the rollback hands the abandoned claim back as it was
+            try {
+                plan.store.renew(keyText, token, HAND_BACK_LEASE);
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e); // the claim's own lease passes instead
+            }
         }
         events.emit(IdempotencyEventType.ABANDONED, plan.operation, keyText, token, lapse + "; reconciling failed ("
                 + why + "), so the call was refused and the next call asks again", failure);

@@ -93,7 +93,7 @@ public final class CallRunner implements AutoCloseable {
         this.heartbeat = heartbeat;
         this.execution = new ClaimedExecution(clock, events, local, heartbeat, completionAttempts, completionBackoff,
                 attempts);
-        this.transactional = new TransactionalExecution(clock, events, local, owner);
+        this.transactional = new TransactionalExecution(clock, events, local, owner, abandoned);
         this.abandoned = abandoned;
         this.owner = owner;
         this.defaultOnStoreError = defaultOnStoreError;

@@ -38,6 +38,10 @@ import java.util.Optional;
  *   <li><b>Coalescing in this JVM.</b> A concurrent caller of the key waits on the row, as a caller in another
  *       process does, and sees the committed outcome. Handing it the leader's result before the commit could hand
  *       it a result that the application then rolls back.</li>
+ *   <li><b>Abandoned claims of its own.</b> A claim that rolls back leaves nothing to take over. The claim can still
+ *       meet a plain call's claim in progress whose lease passed (another method of the scope, or this one before it
+ *       was made transactional): it takes it over, and {@code onAbandoned} decides inside the transaction
+ *       ({@link AbandonedClaims#settleInTransaction}), as it does on the plain path.</li>
  *   <li><b>Releasing or recording a failure.</b> When the body throws, the rollback takes the claim with the
  *       method's writes: nothing is recorded and a retry runs again. So remembered failures are refused at
  *       planning.</li>
@@ -54,12 +58,14 @@ public final class TransactionalExecution {
     private final Events events;
     private final LocalResults local;
     private final String owner;
+    private final AbandonedClaims abandoned;
 
-    TransactionalExecution(Clock clock, Events events, LocalResults local, String owner) {
+    TransactionalExecution(Clock clock, Events events, LocalResults local, String owner, AbandonedClaims abandoned) {
         this.clock = clock;
         this.events = events;
         this.local = local;
         this.owner = owner;
+        this.abandoned = abandoned;
     }
 
     /** Runs {@code body} for the call {@code key} as {@link StoreTransactionCheck checked} plans promise. */
@@ -100,6 +106,11 @@ public final class TransactionalExecution {
             if (replaced != null && replaced.state() != RecordState.IN_PROGRESS) {
                 events.emit(IdempotencyEventType.LATE_DUPLICATE, plan.operation, keyText, token, "a duplicate"
                         + " arrived after window = " + plan.policy.window() + "; it ran again");
+            } else if (replaced != null) { // a plain call's claim whose lease passed: onAbandoned decides
+                AbandonedClaims.Settled settled = abandoned.settleInTransaction(plan, keyText, acquired, tx);
+                if (settled != null) {
+                    return settled.value();
+                }
             }
             long startedAt = replaced != null && replaced.state() == RecordState.IN_PROGRESS
                     ? replaced.startedAt().toEpochMilli() + LocalResults.storeOffset(acquired, clock) // engine's clock
