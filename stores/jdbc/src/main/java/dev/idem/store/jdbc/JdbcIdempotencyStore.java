@@ -362,7 +362,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
         /**
          * The most rows one statement of the sweeper deletes, {@value JdbcIdempotencyStore#DEFAULT_SWEEP_BATCH_SIZE}
-         * unless set: small enough that a sweep never holds many row locks at once.
+         * unless set: small enough that a sweep never holds many row locks at once. On PostgreSQL each row of a
+         * statement's batch also takes its key's advisory lock until the statement ends, and these count against the
+         * server's shared lock table ({@code max_locks_per_transaction} times the connections), so keep it to a few
+         * thousand at most.
          *
          * @param size at least 1
          * @return this builder
