@@ -27,6 +27,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
  * The embedded default store ({@code idem.store=memory}): records in this JVM's memory, in a concurrent hash map,
@@ -38,9 +39,11 @@ import java.util.concurrent.atomic.LongAdder;
  * entry. Every change of an entry (finishing, renewing, replacing or removing it) is made under the entry's own
  * lock and only while the entry is still the key's mapping, so a claim decides and answers in one step and every
  * write after a claim is fenced by its token. Fencing tokens come from one counter for the whole store, so they keep
- * increasing across release, expiry and eviction of a key. Outcomes are decided from the records' timestamps
- * (kept to the millisecond) at read time; the sweep described below only frees the memory of records that stopped
- * counting.
+ * increasing across release, expiry and eviction of a key; a claim draws its token only once nothing else can claim
+ * the key before its write (inside the map's insert of an absent key, or under the lock of the entry a takeover
+ * replaces), so the tokens of one key increase in the order the key is held. Outcomes are decided from the records'
+ * timestamps (kept to the millisecond) at read time; the sweep described below only frees the memory of records
+ * that stopped counting.
  *
  * <h2>Expiry and the bound</h2>
  * A finished record joins the queue of its ttl, in order of completion, so each queue is in the order in which its
@@ -366,18 +369,17 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         long leaseMillis = ceilMillis(request.lease());
         long windowMillis = ceilMillis(request.window());
         // The commonest claim by far is of a key the store does not hold (an HTTP Idempotency-Key is new on nearly
-        // every request): one putIfAbsent decides it. The token is taken first; if the key turns out to be held it
-        // is simply never used (tokens only need to increase).
-        long token = tokens.incrementAndGet();
-        Entry fresh = new Entry(key, request.payloadHash(), request.owner(), token, now, plus(now, leaseMillis),
-                supersedeAt(now, windowMillis));
-        long freshBytes = fresh.estimatedBytes();
+        // every request): one computeIfAbsent decides it. The token is drawn inside it, while the map holds the key's
+        // slot, so no other claim of the key can come between the draw and the insert: a token drawn before would
+        // be older than one a claim that released or deleted the key meanwhile was given.
+        Fresh fresh = new Fresh(request, now, plus(now, leaseMillis), supersedeAt(now, windowMillis));
+        long freshBytes = estimate(key, request.payloadHash(), null);
         bytes.add(freshBytes); // counted before it can be seen, so a removal never subtracts it first
         while (true) {
-            Entry existing = records.putIfAbsent(key, fresh);
-            if (existing == null) {
+            Entry existing = records.computeIfAbsent(key, fresh);
+            if (existing == fresh.made) {
                 afterWrite(now);
-                return new ClaimOutcome.Acquired(fresh.token, null);
+                return new ClaimOutcome.Acquired(existing.token, null);
             }
             ClaimOutcome outcome;
             synchronized (existing) {
@@ -402,6 +404,32 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             }
             afterWrite(now);
             return outcome;
+        }
+    }
+
+    /**
+     * The entry a claim of an absent key makes, with a token drawn as the map inserts it ({@link #made}: the entry
+     * made, null while the key was held).
+     */
+    private final class Fresh implements Function<String, Entry> {
+        private final ClaimRequest request;
+        private final long now;
+        private final long leaseUntil;
+        private final long supersedeAt;
+        Entry made;
+
+        Fresh(ClaimRequest request, long now, long leaseUntil, long supersedeAt) {
+            this.request = request;
+            this.now = now;
+            this.leaseUntil = leaseUntil;
+            this.supersedeAt = supersedeAt;
+        }
+
+        @Override
+        public Entry apply(String key) {
+            made = new Entry(key, request.payloadHash(), request.owner(), tokens.incrementAndGet(), now, leaseUntil,
+                    supersedeAt);
+            return made;
         }
     }
 
@@ -596,6 +624,14 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             n += q.linked();
         }
         return n;
+    }
+
+    /**
+     * Test hook: the entry the store keeps for {@code key} now, or null. Its monitor is the lock every change of it
+     * takes, so a test holding it stops a claim that found the entry before the claim decides.
+     */
+    Object entryOf(String key) {
+        return records.get(key);
     }
 
     /** Test hook: how many sweep queues there are (one per ttl seen, at most {@link #MAX_QUEUES}). */

@@ -15,9 +15,15 @@ import java.util.Optional;
  * its provider was given. Expiry is decided from the record's timestamps when it is read; a store's own eviction only
  * frees memory and never decides an outcome.
  *
- * <p><b>Fencing tokens</b> are positive and strictly increasing per key over the backend's lifetime, including across
- * release, expiry and deletion of the key's record, and across every store instance (every process) that shares the
- * backend, so a late write of an earlier owner can always be recognised. A per-instance counter or lock is not enough.
+ * <p><b>Fencing tokens</b> are positive and strictly increasing per key over the backend's lifetime, in the order the
+ * key is held, including across release, expiry and deletion of the key's record (and the store's own removal of
+ * it), and across every store instance (every process) that shares the backend, so a late write of an earlier owner
+ * can always be recognised. A per-instance counter or lock is not enough, and neither is a counter drawn before the
+ * claim is settled: a claim that drew, then waited while another claim held the key and its record was removed, would
+ * acquire below that claim's token. The draw must come where no other claim of the key and no removal of its record
+ * can come between it and the claim's write. A store that cannot make the draw and the write one step states the
+ * bound within which the order holds (the JDBC store on H2 and MariaDB: a claim whose draw and insert are less than
+ * a minute apart), and a downstream system that fences on tokens relies on no more than that.
  *
  * <p><b>Keys</b> are opaque and compared exactly, character for character: keys that differ only in case or in
  * trailing whitespace are different keys, and a record carries its key exactly as claimed. A store accepts keys of up

@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -60,6 +61,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *       one. Called at most once per test, after {@code createStore}.</li>
  *   <li>{@link #makeUnreachable(IdempotencyStore)}: cuts a store off from its backend. The default closes it; a
  *       server-backed store may stop the server or drop the connection instead.</li>
+ *   <li>{@link #sweep(IdempotencyStore)}: one pass of the store's housekeeping that forgets records which no longer
+ *       count, such as a sweeper deleting released and expired rows; the default has none.</li>
  * </ul>
  * The TCK closes every store it was given after each test. Keys carry a random prefix per test, so a store over a
  * shared server needs no cleaning between tests.
@@ -73,7 +76,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *   <li><b>Keys</b>: compared exactly (case and trailing space count) and kept whole up to 2,048 characters.</li>
  *   <li><b>Fencing</b>: a write with a stale token, or with the token of a finished record, is refused and changes
  *       nothing; tokens keep increasing across release, deletion and expiry, so a late write of an earlier owner is
- *       always refused.</li>
+ *       always refused; and with many threads claiming, releasing and deleting one key against the store's sweep,
+ *       the tokens in the order the key was held strictly increase.</li>
  *   <li><b>Results</b>: stored byte-exact, and copied, so the caller may reuse its array.</li>
  *   <li><b>Expiry and windows</b>: decided from timestamps at read time, to the millisecond (to the tolerance on a
  *       clock that moves on its own); ttl jitter within
@@ -118,6 +122,11 @@ public abstract class IdempotencyStoreTck {
     /** In the races of an owner's write against takeovers: claimers per key, and keys contested at once. */
     private static final int TAKERS_PER_KEY = 3;
     private static final int CONTESTED_KEYS = RACERS / (1 + TAKERS_PER_KEY);
+    /** The race of holders of one key ends after this many holds, or after {@link #HOLDING_RACE}. */
+    private static final int HOLDS = 20_000;
+    private static final Duration HOLDING_RACE = Duration.ofSeconds(10);
+    /** Outlasts that race even on a server's clock that moves at every reading, so no hold is taken over. */
+    private static final Duration HOLDING_LEASE = Duration.ofDays(1);
 
     /** The engine's (the JVM's) clock, handed to {@link #createStore}. */
     protected MutableClock clock;
@@ -162,6 +171,15 @@ public abstract class IdempotencyStoreTck {
      */
     protected void makeUnreachable(IdempotencyStore target) {
         target.close();
+    }
+
+    /**
+     * Runs one pass of the store's own housekeeping that forgets records which no longer count (a sweeper deleting
+     * released, deleted and expired records' rows), as it would run beside the store's callers; returns false when
+     * the store has none apart from its writes, which is the default. The TCK races it against claims.
+     */
+    protected boolean sweep(IdempotencyStore target) {
+        return false;
     }
 
     @BeforeEach
@@ -791,6 +809,71 @@ public abstract class IdempotencyStoreTck {
                 }
             }
         }
+    }
+
+    /**
+     * Claimers of one key, each holder logging its token while it holds the key and then releasing or deleting the
+     * record, raced against the store's {@linkplain #sweep sweep} where it has one. Holds of one key never overlap
+     * (their leases outlast the race), so the log is in holding order, and its tokens must
+     * strictly increase: a claim that drew its token before it settled that the key is free can acquire with a token
+     * below one the key had meanwhile.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void tokensOfOneKeyIncreaseInHoldingOrderAcrossReleasesDeletesAndSweeps() throws Exception {
+        String key = key("held-in-turn");
+        List<Long> held = new ArrayList<>();
+        AtomicInteger holds = new AtomicInteger();
+        long deadline = System.nanoTime() + HOLDING_RACE.toNanos();
+        BooleanSupplier racing = () -> holds.get() < HOLDS && System.nanoTime() - deadline < 0;
+        List<Callable<String>> contenders = new ArrayList<>();
+        for (int i = 0; i < RACERS - 1; i++) {
+            String owner = "holder-" + i;
+            boolean deletes = i % 4 == 0;
+            contenders.add(() -> {
+                while (racing.getAsBoolean()) {
+                    ClaimRequest request = new ClaimRequest(key, payloadOf(owner), owner, HOLDING_LEASE, NO_WINDOW);
+                    if (store.claim(request) instanceof ClaimOutcome.Acquired acquired) {
+                        long token = acquired.fencingToken();
+                        synchronized (held) {
+                            held.add(token); // while holding: the log's order is the holding order
+                        }
+                        holds.incrementAndGet();
+                        if (deletes) {
+                            store.delete(key);
+                        } else if (!store.release(key, token)) {
+                            return owner + " could not release its own claim " + token;
+                        }
+                    }
+                }
+                return null;
+            });
+        }
+        contenders.add(() -> {
+            while (racing.getAsBoolean() && sweep(store)) {
+                Thread.onSpinWait();
+            }
+            return null;
+        });
+        try (Racers racers = new Racers(RACERS)) {
+            for (String trouble : racers.race(contenders)) {
+                assertNull(trouble);
+            }
+        }
+
+        assertTrue(held.size() > 1, "the race must hold the key more than once: " + held.size());
+        int backwards = 0;
+        String first = null;
+        for (int i = 1; i < held.size(); i++) {
+            if (held.get(i) <= held.get(i - 1)) {
+                backwards++;
+                if (first == null) {
+                    first = "hold " + i + " had token " + held.get(i) + " after " + held.get(i - 1);
+                }
+            }
+        }
+        assertEquals(0, backwards, backwards + " of " + held.size() + " holds of one key had a token not above the"
+                + " one before (the first: " + first + ")");
     }
 
     // ---------------------------------------------------------------------------------------------------------------

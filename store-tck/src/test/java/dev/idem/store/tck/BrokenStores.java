@@ -578,6 +578,30 @@ final class BrokenStores {
         }
     }
 
+    /**
+     * Draws the claim's token before it takes the lock that settles the claim, as a store that takes the next value
+     * of its counter and then inserts: a claim that waits for the lock meanwhile can win with a token below one the
+     * key was given while it waited. The counter is the backend's, so every token is still unique.
+     */
+    static final class DrawsTheTokenBeforeTheClaimIsSettled extends ReferenceStore {
+        private final ThreadLocal<Long> drawn = new ThreadLocal<>();
+
+        DrawsTheTokenBeforeTheClaimIsSettled(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        public ClaimOutcome claim(ClaimRequest request) {
+            drawn.set(backend.tokens.incrementAndGet());
+            return super.claim(request);
+        }
+
+        @Override
+        protected long nextToken(String storageKey) {
+            return drawn.get();
+        }
+    }
+
     /** {@code delete} shares release's condition and removes only a claim in progress. */
     static final class DeleteKeepsFinishedRecords extends ReferenceStore {
         DeleteKeepsFinishedRecords(Backend backend, Clock clock) {

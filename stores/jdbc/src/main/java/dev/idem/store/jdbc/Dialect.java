@@ -17,8 +17,9 @@ import java.util.stream.Collectors;
  *
  * <p>Fencing tokens come from one counter per table, {@code <table>_tokens}, never from the key's row: a sequence
  * where the database has one (PostgreSQL, H2, MariaDB), else a one-row counter table (SQLite, whose writers are
- * serialised anyway). A counter that only grows, drawn after the claim has seen the key's latest committed row, makes
- * every token larger than any the key had, even after the sweeper deleted the key's row.
+ * serialised anyway). A counter that only grows makes every token larger than any the key had, even after the
+ * sweeper deleted the key's row, provided no row of the key is deleted between a claim's draw and its write: how each
+ * database keeps the sweeper out of that gap is {@link #sweepsAfterAMargin}'s and {@link #deleteBatch}'s concern.
  */
 enum Dialect {
     // date_part returns a float8, which PostgreSQL computes and multiplies several times faster than EXTRACT's
@@ -27,13 +28,13 @@ enum Dialect {
     // seconds to about a quarter of a microsecond, so a time that falls exactly on a millisecond may read one
     // millisecond low, never high (the TCK allows server-clock stores far more).
     POSTGRESQL("postgresql.sql", "CAST(floor(date_part('epoch', now()) * 1000) AS BIGINT)",
-            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING", "nextval('%s')", false),
+            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING", "nextval('%s')", false, false),
     H2("h2.sql", "DATEDIFF(MILLISECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(3))",
-            "INSERT INTO %s (%s) VALUES (%s)", "NEXT VALUE FOR %s", false),
+            "INSERT INTO %s (%s) VALUES (%s)", "NEXT VALUE FOR %s", false, true),
     SQLITE("sqlite.sql", "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
-            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING", null, false),
+            "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING", null, false, false),
     MARIADB("mariadb.sql", "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)",
-            "INSERT INTO %s (%s) VALUES (%s)", "NEXT VALUE FOR %s", true);
+            "INSERT INTO %s (%s) VALUES (%s)", "NEXT VALUE FOR %s", true, true);
 
     private final String ddlResource;
     /** The database's now, in epoch milliseconds, stable within one statement. */
@@ -41,15 +42,30 @@ enum Dialect {
     private final String insertIfAbsent;
     /** The next value of a sequence named %s, as an expression; null where there are no sequences (SQLite). */
     private final String nextToken;
+    /**
+     * PostgreSQL: the number a key is locked by (see {@code JdbcIdempotencyStore.keyLock}), from its stored hash: the
+     * hash's first eight bytes as a signed big-endian bigint.
+     */
+    static final String KEY_LOCK = "('x' || encode(substring(key_hash FROM 1 FOR 8), 'hex'))::bit(64)::bigint";
+
     /** Whether a single-table DELETE takes a LIMIT (MariaDB, which refuses LIMIT in an IN subquery). */
     private final boolean deleteWithLimit;
+    /**
+     * Whether the sweeper leaves a row for {@code JdbcIdempotencyStore.SWEEP_MARGIN} after its record stopped
+     * counting: H2 and MariaDB, whose claims draw a token by one statement and insert by the next with nothing that
+     * keeps the sweeper out in between. PostgreSQL's claims draw holding the key's lock, which the sweeper takes to
+     * delete the key's row; SQLite's draw and insert in one write, and SQLite runs one writer at a time.
+     */
+    final boolean sweepsAfterAMargin;
 
-    Dialect(String ddlResource, String nowMillis, String insertIfAbsent, String nextToken, boolean deleteWithLimit) {
+    Dialect(String ddlResource, String nowMillis, String insertIfAbsent, String nextToken, boolean deleteWithLimit,
+            boolean sweepsAfterAMargin) {
         this.ddlResource = ddlResource;
         this.nowMillis = nowMillis;
         this.insertIfAbsent = insertIfAbsent;
         this.nextToken = nextToken;
         this.deleteWithLimit = deleteWithLimit;
+        this.sweepsAfterAMargin = sweepsAfterAMargin;
     }
 
     /** The dialect of a database, from its product name as the driver reports it. */
@@ -106,9 +122,16 @@ enum Dialect {
         if (deleteWithLimit) {
             return "DELETE FROM " + table + " WHERE " + condition + " LIMIT ?";
         }
-        String lock = this == POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "";
+        if (this == POSTGRESQL) {
+            // Each row is deleted only holding its key's lock, taken by a claim that inserts the key's row before it
+            // draws the token (JdbcIdempotencyStore.PG_KEY_LOCKED): a row a claim is inserting over is left for the
+            // next sweep. Locks are tried only on the batch's rows, so a sweep holds at most a batch of them.
+            return "DELETE FROM " + table + " WHERE " + condition + " AND key_hash IN (SELECT key_hash FROM"
+                    + " (SELECT key_hash FROM " + table + " WHERE " + condition + " LIMIT ? FOR UPDATE SKIP LOCKED)"
+                    + " AS batch WHERE pg_try_advisory_xact_lock(" + KEY_LOCK + "))";
+        }
         return "DELETE FROM " + table + " WHERE " + condition + " AND key_hash IN (SELECT key_hash FROM " + table
-                + " WHERE " + condition + " LIMIT ?" + lock + ")";
+                + " WHERE " + condition + " LIMIT ?)";
     }
 
     /** How many times {@link #deleteBatch} writes its condition, so the caller binds its parameters that often. */

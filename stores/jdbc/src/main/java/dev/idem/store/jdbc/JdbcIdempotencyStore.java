@@ -47,8 +47,12 @@ import java.util.regex.Pattern;
  * <p><b>Fencing tokens</b> are drawn from one counter per table ({@code <table>_tokens}: a sequence, or on SQLite a
  * one-row table) after the claim has seen the key's latest committed row, so every token is larger than any the key
  * had: across release, expiry and deletion, across every process over the database, and after the
- * {@linkplain Builder#sweepInterval sweeper} deleted the key's row. Tokens of one key are therefore increasing but not
- * consecutive.
+ * {@linkplain Builder#sweepInterval sweeper} deleted the key's row. A claim that inserts the key's row draws its token
+ * where no other claim of the key and no deletion of its row can come between the draw and the insert: on
+ * PostgreSQL holding the key's lock, which the sweeper needs too; on SQLite in one write. On H2 and MariaDB the
+ * sweeper instead leaves a row for {@link #SWEEP_MARGIN} after its record stopped counting, which covers any claim
+ * whose read and insert are less than that apart. Tokens of one key are therefore increasing, in the order the key is
+ * held, but not consecutive.
  *
  * <p><b>Keys</b> are identified by the SHA-256 of their UTF-8 bytes (the primary key, so no index limits the key's
  * length); the key itself is stored beside it and returned exactly.
@@ -70,6 +74,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * documents); a live owner renews every third of its lease and never comes near it.
      */
     public static final Duration ABANDONED_GRACE = Duration.ofHours(1);
+
+    /**
+     * On H2 and MariaDB ({@link Dialect#sweepsAfterAMargin}), how long after a record stopped counting (released,
+     * deleted, expired) the sweeper leaves its row. There a claim of an absent key draws its token by its read and
+     * inserts the row by a second statement, and nothing keeps the sweeper from deleting a row of the key in between:
+     * a claim that drew, then inserted after another claim held the key, released it and the sweeper deleted its
+     * row, would acquire below the token that claim had. That claim's row is swept no sooner than this margin after
+     * the first claim drew, so the first claim's insert meets the row and it claims again, with a new token, unless
+     * its two statements are further apart than the margin.
+     */
+    static final Duration SWEEP_MARGIN = Duration.ofMinutes(1);
 
     private static final Pattern IDENTIFIER = Pattern.compile(
             "([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,55}");
@@ -327,10 +342,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         /**
          * Deletes expired rows every {@code interval} on a daemon thread of the store's own (off unless set): finished
          * records past their expiry, released and deleted keys' rows, and in-progress records abandoned for
-         * {@link JdbcIdempotencyStore#ABANDONED_GRACE} after their lease. It never runs on a caller's path, deletes in
+         * {@link JdbcIdempotencyStore#ABANDONED_GRACE} after their lease (on H2 and MariaDB, the first two
+         * {@link JdbcIdempotencyStore#SWEEP_MARGIN} later). It never runs on a caller's path, deletes in
          * batches of at most {@link #sweepBatchSize} rows, and stops when the store is closed. Deleting a row never
-         * lets a token repeat: tokens come from the table's token counter, not from its rows. Several processes may
-         * sweep the same table; on PostgreSQL they skip each other's rows.
+         * lets a token repeat or go back: tokens come from the table's token counter, not from its rows. Several
+         * processes may sweep the same table; on PostgreSQL they skip each other's rows.
          *
          * @param interval the pause between two sweeps, positive; null turns the sweeper off
          * @return this builder
@@ -346,7 +362,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
         /**
          * The most rows one statement of the sweeper deletes, {@value JdbcIdempotencyStore#DEFAULT_SWEEP_BATCH_SIZE}
-         * unless set: small enough that a sweep never holds many row locks at once.
+         * unless set: small enough that a sweep never holds many row locks at once. On PostgreSQL each row of a
+         * statement's batch also takes its key's advisory lock until the statement ends, and these count against the
+         * server's shared lock table ({@code max_locks_per_transaction} times the connections), so keep it to a few
+         * thousand at most.
          *
          * @param size at least 1
          * @return this builder
@@ -455,7 +474,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             // A write that does not apply lost to a concurrent write, and the claim reads again. The token was
             // drawn after the version the write replaces (or the deletion of the key's row) was committed, so it
             // is larger than any token the key had.
-            Optional<ClaimOutcome> outcome = claimOptimistically(c, hash, request, lease, window);
+            Optional<ClaimOutcome> outcome;
+            try {
+                outcome = claimOptimistically(c, hash, request, lease, window);
+            } catch (SQLException e) {
+                if (!isDeadlock(e) || !c.getAutoCommit()) {
+                    throw e;
+                }
+                // A statement chosen as a deadlock's victim (MariaDB, against the sweeper's row locks) was rolled
+                // back whole, and each statement stands alone: the claim reads again.
+                outcome = Optional.empty();
+            }
             if (outcome.isPresent()) {
                 return outcome.get();
             }
@@ -492,6 +521,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             }
         }
         if (row == null) {
+            if (dialect == Dialect.SQLITE) {
+                return drawAndInsertInOneWrite(c, hash, request, lease);
+            }
             long fresh = token != null ? token : drawToken(c);
             return insertFresh(c, hash, request, lease, fresh)
                     ? Optional.of(new ClaimOutcome.Acquired(fresh, null)) : Optional.empty();
@@ -552,6 +584,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             long offset = offsetMillis.getAsLong();
             int i = 0;
             ps.setBytes(++i, hash);
+            ps.setLong(++i, keyLock(hash));
             ps.setBytes(++i, hash);
             i = bindClaimedRecord(ps, i, request, offset, lease);
             ps.setLong(++i, offset);
@@ -604,6 +637,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             int i = 0;
             ps.setLong(++i, offsetMillis.getAsLong());
             ps.setBytes(++i, hash);
+            ps.setLong(++i, keyLock(hash));
             ps.setBytes(++i, hash);
             ps.setString(++i, request.key());
             ps.setString(++i, request.payloadHash());
@@ -641,10 +675,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * PostgreSQL's claim statement outside the transactional mode (see {@link #claimReadingFirst}): {@code old} reads
      * the key's row, {@code ins} inserts it only when there was none, so a replay draws no token and writes nothing.
      * It returns the row as read with the database's now, or, for an insert, one row with the token in
-     * {@code inserted}, or no row when the insert met a row a concurrent claim inserted. The token is drawn for the
-     * row it writes after the key's row was found absent (so after the deletion of any earlier row was committed),
-     * which makes it larger than any the key had. Parameters: the key hash twice, key, payload hash, owner, the time
-     * offset twice, the lease, the time offset.
+     * {@code inserted}, or no row when the insert met a row a concurrent claim inserted. The token is drawn only
+     * for the row it writes, holding the key's lock ({@link #PG_KEY_LOCKED}), which makes it larger than any the key
+     * had. Parameters: the key hash, the key's lock, the key hash, key, payload hash, owner, the time offset twice,
+     * the lease, the time offset.
      *
      * <p>The insert keeps {@code ON CONFLICT DO NOTHING} although {@code old} has just found the key absent. A plain
      * insert is a few microseconds of the server's CPU cheaper per fresh call (no speculative insertion), but two
@@ -654,10 +688,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     private static String pgClaimReadingFirst(String table, String now, String nextToken) {
         // now() is the transaction's start, the same wherever the statement reads it.
-        return "WITH old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?),"
+        return "WITH old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?), " + PG_KEY_LOCKED + ","
                 + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
                 + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", "
-                + now + " + ? WHERE NOT EXISTS (SELECT 1 FROM old)"
+                + now + " + ? FROM key_locked WHERE NOT EXISTS (SELECT 1 FROM old)"
                 + " ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token)"
                 + " SELECT " + COLUMNS + ", " + now + " AS now_ms, CAST(NULL AS BIGINT) AS inserted FROM old"
                 + " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, fencing_token"
@@ -673,6 +707,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private long insertFirst(Connection c, byte[] hash, ClaimRequest request, long lease) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(claimInsertingFirst)) {
             int i = 0;
+            ps.setLong(++i, keyLock(hash));
             ps.setBytes(++i, hash);
             bindClaimedRecord(ps, i, request, offsetMillis.getAsLong(), lease);
             try (ResultSet rs = ps.executeQuery()) {
@@ -699,18 +734,42 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return i;
     }
 
+    /**
+     * PostgreSQL: a common table expression {@code key_locked} of one row that takes the key's lock (a transaction
+     * advisory lock on {@link #keyLock}, its one parameter) when the insert reading from it runs. PostgreSQL computes
+     * an inserted row, its token included, before it looks for a conflicting row, so a claim that drew its token
+     * first could, if the key's row was deleted meanwhile, insert below a token the key had since; holding the key's
+     * lock from before the draw to the end of the transaction, against the sweeper's deletion of the key's row under
+     * the same lock ({@link Dialect#deleteBatch}) and against every other insert of the key, rules that out.
+     * A takeover needs no lock: it updates the version it read, so no other claim can come between its draw and its
+     * write. Only claims that insert take the lock, so a replay still writes nothing and waits on nothing.
+     */
+    private static final String PG_KEY_LOCKED = "key_locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(?))";
+
+    /**
+     * The number PostgreSQL's claims lock a key by: the first eight bytes of its hash, as {@link Dialect#KEY_LOCK}
+     * computes it from the stored hash. Two keys that share it only wait for each other's inserts.
+     */
+    static long keyLock(byte[] hash) {
+        long lock = 0;
+        for (int i = 0; i < Long.BYTES; i++) {
+            lock = lock << 8 | (hash[i] & 0xFF);
+        }
+        return lock;
+    }
+
     /** What {@link #insertFirst} returns when the key has a row: no token is negative. */
     private static final long NOT_INSERTED = -1;
 
     /**
-     * The statement of {@link #insertFirst}. The token is drawn as the row is written, as in
-     * {@link #pgClaimReadingFirst}: a row of the key deleted before is deleted before the token is drawn.
-     * Parameters: the key hash, key, payload hash, owner, the time offset twice, the lease.
+     * The statement of {@link #insertFirst}. The token is drawn holding the key's lock, as in
+     * {@link #pgClaimReadingFirst}. Parameters: the key's lock, the key hash, key, payload hash, owner, the time
+     * offset twice, the lease.
      */
     private static String pgClaimInsertingFirst(String table, String now, String nextToken) {
-        return "INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token, started_at,"
-                + " lease_until) VALUES (?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", " + now + " + ?)"
-                + " ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token";
+        return "WITH " + PG_KEY_LOCKED + " INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner,"
+                + " fencing_token, started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", "
+                + now + ", " + now + " + ? FROM key_locked ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token";
     }
 
     /**
@@ -730,8 +789,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * PostgreSQL's claim statement in the transactional mode (see {@link #claimLockingTheRow}). It draws the token
-     * only for the row it writes, after the row it replaces was read and locked as committed (or none was found: then
-     * the deletion of an earlier row was committed first), so it is larger than any the key had.
+     * only for the row it writes, after the row it replaces was read and locked as committed, or, when there was none,
+     * holding the key's lock ({@link #PG_KEY_LOCKED}), so it is larger than any the key had.
      */
     private static String pgClaimLocking(String table, String now, String nextToken) {
         String claimable = "(old.state = '" + ABSENT + "'"
@@ -739,10 +798,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 + " OR (old.state <> 'IN_PROGRESS' AND (n.now_ms >= old.expires_at"
                 + " OR (CAST(? AS BIGINT) > 0 AND n.now_ms >= old.started_at + ?))))";
         return "WITH n AS (SELECT " + now + " AS now_ms),"
-                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE),"
+                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE), "
+                + PG_KEY_LOCKED + ","
                 + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
                 + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", n.now_ms,"
-                + " n.now_ms + ? FROM n"
+                + " n.now_ms + ? FROM n, key_locked"
                 + " WHERE NOT EXISTS (SELECT 1 FROM old) ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token),"
                 + " upd AS (UPDATE " + table + " AS r SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?,"
                 + " owner = ?, fencing_token = " + nextToken + ","
@@ -791,6 +851,40 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 throw new SQLException("the token counter " + Dialect.tokens(table) + " has no row");
             }
             return rs.getLong(1);
+        }
+    }
+
+    /**
+     * SQLite: draws the token and inserts the key's row in one write transaction. SQLite runs one writer at a time, so
+     * no other write (another claim of the key, the sweeper's deletion of its row) comes between the draw and the
+     * insert: a token drawn by a statement of its own before the insert could be below one a claim that held and
+     * released the key meanwhile was given, once the sweeper had deleted that claim's row. On a connection already in
+     * a transaction (not the store's own), that transaction keeps the write lock from the draw to its end.
+     */
+    private Optional<ClaimOutcome> drawAndInsertInOneWrite(Connection c, byte[] hash, ClaimRequest request, long lease)
+            throws SQLException {
+        if (!c.getAutoCommit()) {
+            long token = drawToken(c);
+            return insertFresh(c, hash, request, lease, token)
+                    ? Optional.of(new ClaimOutcome.Acquired(token, null)) : Optional.empty();
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("BEGIN IMMEDIATE");
+            boolean inserted;
+            long token;
+            try {
+                token = drawToken(c);
+                inserted = insertFresh(c, hash, request, lease, token);
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    s.execute("ROLLBACK");
+                } catch (SQLException rollback) {
+                    e.addSuppressed(rollback);
+                }
+                throw e;
+            }
+            s.execute("COMMIT");
+            return inserted ? Optional.of(new ClaimOutcome.Acquired(token, null)) : Optional.empty();
         }
     }
 
@@ -866,11 +960,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean release(String key, long fencingToken) {
         Objects.requireNonNull(key, "key");
+        // An absent record's expires_at is when it was released or deleted, from which the sweeper counts its margin.
         return update("release", key, "UPDATE " + table + " SET state = '" + ABSENT + "', completed_at = NULL,"
-                + " expires_at = NULL, result = NULL WHERE key_hash = ? AND fencing_token = ? AND state = 'IN_PROGRESS'",
+                + " expires_at = " + now + ", result = NULL"
+                + " WHERE key_hash = ? AND fencing_token = ? AND state = 'IN_PROGRESS'",
                 (ps, offset) -> {
-                    ps.setBytes(1, hash(key));
-                    ps.setLong(2, fencingToken);
+                    ps.setLong(1, offset);
+                    ps.setBytes(2, hash(key));
+                    ps.setLong(3, fencingToken);
                 });
     }
 
@@ -910,7 +1007,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public void delete(String key) {
         Objects.requireNonNull(key, "key");
         update("delete", key, "UPDATE " + table + " SET state = '" + ABSENT + "', completed_at = NULL,"
-                + " expires_at = NULL, result = NULL WHERE key_hash = ?", (ps, offset) -> ps.setBytes(1, hash(key)));
+                + " expires_at = " + now + ", result = NULL WHERE key_hash = ?", (ps, offset) -> {
+                    ps.setLong(1, offset);
+                    ps.setBytes(2, hash(key));
+                });
     }
 
     /**
@@ -920,10 +1020,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * @return how many rows were deleted
      */
     int deleteExpiredBatch() {
-        String condition = "(state = '" + ABSENT + "' OR (state = 'IN_PROGRESS' AND lease_until + ? <= " + now + ")"
-                + " OR (state <> 'IN_PROGRESS' AND expires_at <= " + now + "))";
+        // A released or deleted record's row from when that happened (no time: released before the store kept one).
+        String condition = "((state = 'IN_PROGRESS' AND lease_until + ? <= " + now + ")"
+                + " OR (state <> 'IN_PROGRESS' AND (expires_at IS NULL OR expires_at + ? <= " + now + ")))";
         String sql = dialect.deleteBatch(table, condition);
         int conditions = dialect.deleteBatchConditions();
+        long margin = dialect.sweepsAfterAMargin ? SWEEP_MARGIN.toMillis() : 0;
         return run("sweep", "", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 int i = 0;
@@ -931,6 +1033,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     long offset = offsetMillis.getAsLong();
                     ps.setLong(++i, ABANDONED_GRACE.toMillis());
                     ps.setLong(++i, offset);
+                    ps.setLong(++i, margin);
                     ps.setLong(++i, offset);
                 }
                 ps.setInt(++i, sweepBatchSize);
@@ -1068,6 +1171,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return "scope " + key.substring(5, hash);
         }
         return "a key outside any scope";
+    }
+
+    /** A statement rolled back as a deadlock's victim: SQLSTATE 40001 (MariaDB's ER_LOCK_DEADLOCK, H2's). */
+    private static boolean isDeadlock(SQLException e) {
+        return "40001".equals(e.getSQLState()) || e.getErrorCode() == 1213;
     }
 
     /** A unique violation of the key's row (a concurrent first claim), and no other constraint's. */
