@@ -42,7 +42,8 @@ import java.util.regex.Pattern;
  * MariaDB (10.3+), SQLite or H2, detected from the database's metadata.
  *
  * <p><b>Time</b> is the database's: every timestamp is the database's now (in epoch milliseconds, stored as BIGINT)
- * read in the statement that writes it, so processes with skewed clocks agree.
+ * read in the statement that writes it, so processes with skewed clocks agree: the statement's time, never the start
+ * of a transaction around it (in the transactional mode, an application's transaction may be old).
  *
  * <p><b>Fencing tokens</b> are drawn from one counter per table ({@code <table>_tokens}: a sequence, or on SQLite a
  * one-row table) after the claim has seen the key's latest committed row, so every token is larger than any the key
@@ -205,7 +206,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.claimInsertingFirst = dialect == Dialect.POSTGRESQL ? pgClaimInsertingFirst(table, now, nextToken) : null;
         this.claimPaths = new ClaimPaths(b.claimStart);
         this.takeover = dialect == Dialect.POSTGRESQL ? pgTakeover(table, now, nextToken) : null;
-        this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaimLocking(table, now, nextToken) : null;
+        this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaimLocking(table, nextToken) : null;
         this.readWithToken = dialect != Dialect.POSTGRESQL && nextToken != null
                 ? readDrawingATokenIfClaimable(table, now, nextToken) : null;
         this.complete = finishing(table, now, RecordState.COMPLETED);
@@ -602,8 +603,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                                                       long window) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(claimLocking)) {
             int i = 0;
-            ps.setLong(++i, offsetMillis.getAsLong());
             ps.setBytes(++i, hash);
+            ps.setLong(++i, offsetMillis.getAsLong());
             ps.setBytes(++i, hash);
             ps.setString(++i, request.key());
             ps.setString(++i, request.payloadHash());
@@ -653,7 +654,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * log that operators watch, for a loss that is expected.
      */
     private static String pgClaimReadingFirst(String table, String now, String nextToken) {
-        // now() is the transaction's start, the same wherever the statement reads it.
+        // The statement's time (statement_timestamp()), the same wherever the statement reads it.
         return "WITH old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?),"
                 + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
                 + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", "
@@ -733,13 +734,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * only for the row it writes, after the row it replaces was read and locked as committed (or none was found: then
      * the deletion of an earlier row was committed first), so it is larger than any the key had.
      */
-    private static String pgClaimLocking(String table, String now, String nextToken) {
+    private static String pgClaimLocking(String table, String nextToken) {
         String claimable = "(old.state = '" + ABSENT + "'"
                 + " OR (old.state = 'IN_PROGRESS' AND n.now_ms >= old.lease_until)"
                 + " OR (old.state <> 'IN_PROGRESS' AND (n.now_ms >= old.expires_at"
                 + " OR (CAST(? AS BIGINT) > 0 AND n.now_ms >= old.started_at + ?))))";
-        return "WITH n AS (SELECT " + now + " AS now_ms),"
-                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE),"
+        // The clock is read once the row is locked (n scans old first), so a claim that waited on the row stamps
+        // with the time it got it, and reports that time.
+        String clock = "(" + Dialect.POSTGRESQL.clockMillis() + " + ?)";
+        return "WITH old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE),"
+                + " n AS (SELECT " + clock + " AS now_ms FROM (SELECT count(*) FROM old) AS locked),"
                 + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
                 + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", n.now_ms,"
                 + " n.now_ms + ? FROM n"

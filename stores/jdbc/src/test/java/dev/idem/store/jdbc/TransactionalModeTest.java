@@ -117,7 +117,7 @@ class TransactionalModeTest {
                 assertTrue(tx.complete("tx:time", token, new byte[] {1}, Duration.ofMinutes(5)));
                 tx.commit();
             }
-            long before = databaseMillis() + hour; // before the transaction: PostgreSQL's now() is its start
+            long before = databaseMillis() + hour; // before the claim's statement
             try (TransactionalClaims.Transaction tx = shifted.transactionalClaims().joinOrBegin()) {
                 ClaimOutcome lost = tx.claim(request, Duration.ZERO).orElseThrow();
                 long after = databaseMillis() + hour;
