@@ -118,6 +118,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Nullable
     private final ExpiredRowSweeper sweeper;
     private final JdbcTransactionalClaims transactionalClaims;
+    /** Whether the data source's connections start in auto-commit mode, as the store's first one did. */
+    private final boolean autoCommitByDefault;
     /**
      * PostgreSQL's claim statements (null elsewhere): reading first (with {@link #takeover} for a claimable row), and
      * locking the row (the transactional mode).
@@ -173,7 +175,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             this.dataSource = ownedPool;
         }
         try {
-            try (Connection c = dataSource.getConnection()) {
+            try (Connection c = dataSource.getConnection(); AutoCommitScope own = AutoCommitScope.on(c)) {
+                // A data source whose connections start in manual-commit mode is a pool of them, the store's to switch
+                // and put back; where they start in auto-commit mode, one handed out in manual-commit mode later holds
+                // someone's transaction (requireOwn).
+                this.autoCommitByDefault = !own.cameInManualCommit();
                 this.dialect = Dialect.of(c.getMetaData().getDatabaseProductName());
                 if (dialect == Dialect.SQLITE) {
                     // Readers never block the writer and the other way round; kept by the database file.
@@ -1026,12 +1032,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * beside it are retired too, since what drops one connection (a server restart, a failover, a network cut) has
      * almost always dropped them all, and the pool would otherwise hand them out, one failed call each.
      */
+    @SuppressWarnings("try") // the scope is held for its effect: auto-commit mode, put back as it came
     private <T> T run(String operation, String key, Work<T> work) {
         requireOpen(operation, key);
-        try (Connection c = dataSource.getConnection()) {
-            if (!c.getAutoCommit()) {
-                c.setAutoCommit(true); // every statement stands alone, whatever the pool's default
-            }
+        try (Connection c = requireOwn(dataSource.getConnection(), operation, key);
+             AutoCommitScope own = AutoCommitScope.on(c)) { // every statement stands alone
             return work.apply(c);
         } catch (SQLException | RuntimeException e) {
             if (ownedPool != null && isConnectionLost(e)) {
@@ -1039,6 +1044,29 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             }
             throw failure(operation, key, e);
         }
+    }
+
+    /**
+     * Returns {@code c}, a connection the data source handed out, unless it may hold a transaction that is not the
+     * store's: one in manual-commit mode where the data source's connections start in auto-commit mode, as a
+     * transaction-aware data source (Spring's {@code TransactionAwareDataSourceProxy}) hands out the application's
+     * transaction. Switching it to auto-commit mode, or committing it, would commit the application's work half-way
+     * and break its transaction, so the store refuses it, changing nothing, and closes its handle.
+     *
+     * @throws IdempotencyStoreException naming the operation and the key's scope, and what to do instead
+     */
+    Connection requireOwn(Connection c, String operation, String key) throws SQLException {
+        if (!autoCommitByDefault || c.getAutoCommit()) {
+            return c;
+        }
+        c.close(); // the handle only: a transaction-aware data source's close leaves the transaction open
+        throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key) + " refused: the"
+                + " data source handed out a connection with auto-commit off, which holds a transaction that is not"
+                + " the store's (its connections start in auto-commit mode; a transaction-aware data source such as"
+                + " Spring's TransactionAwareDataSourceProxy hands out the application's transaction). The store"
+                + " never commits or changes a connection it does not own: give it a data source of its own"
+                + " connections (the pool itself, or idem.jdbc.url), or, to claim inside the application's"
+                + " transaction, declare storeTransaction and bind that transaction with JdbcTransactions.join");
     }
 
     /** An error of the connection rather than of the statement: SQLSTATE class 08, or the server shutting down. */
