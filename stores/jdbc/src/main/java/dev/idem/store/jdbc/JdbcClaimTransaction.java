@@ -38,7 +38,7 @@ import java.util.Optional;
 final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
     private static final System.Logger LOG = System.getLogger(JdbcClaimTransaction.class.getName());
     /** PostgreSQL's lock_not_available: lock_timeout passed. */
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
+    static final String LOCK_NOT_AVAILABLE = "55P03";
 
     private final JdbcIdempotencyStore store;
     private final Connection connection;

@@ -406,7 +406,38 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimOutcome claim(ClaimRequest request) {
         Objects.requireNonNull(request, "request");
-        return run("claim", request.key(), c -> claimOn(c, request, false));
+        return run("claim", request.key(), c -> {
+            try {
+                return claimOn(c, request, false);
+            } catch (SQLException e) {
+                if (JdbcClaimTransaction.LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                    return heldByATransaction(c, request);
+                }
+                throw e;
+            }
+        });
+    }
+
+    /** The owner of {@link #heldByATransaction}'s stand-in record. */
+    static final String HELD_BY_A_TRANSACTION = "a transaction on the store's database that holds the key's row";
+
+    /**
+     * What a claim answers when it gave up waiting on another transaction's hold of the key's row (past
+     * {@link ClaimRequest#lockWait()}; on PostgreSQL, a transactional claim's uncommitted insert or lock): the key in
+     * progress, as a stand-in for the record that transaction has not committed ({@link ClaimOutcome.Existing}), so
+     * the caller waits or gives up as for an execution elsewhere. The failed statement changed nothing.
+     */
+    private ClaimOutcome.Existing heldByATransaction(Connection c, ClaimRequest request) throws SQLException {
+        Instant nowAt;
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + now)) {
+            ps.setLong(1, offsetMillis.getAsLong());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                nowAt = Instant.ofEpochMilli(rs.getLong(1));
+            }
+        }
+        return new ClaimOutcome.Existing(new IdempotencyRecord(request.key(), RecordState.IN_PROGRESS,
+                request.payloadHash(), HELD_BY_A_TRANSACTION, 0, nowAt, nowAt, null, null, null), nowAt);
     }
 
     /**
@@ -557,7 +588,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Row row;
         try (PreparedStatement ps = c.prepareStatement(claimReadingFirst)) {
             long offset = offsetMillis.getAsLong();
-            int i = 0;
+            int i = bindLockWait(ps, 0, request);
             ps.setBytes(++i, hash);
             ps.setBytes(++i, hash);
             i = bindClaimedRecord(ps, i, request, offset, lease);
@@ -585,7 +616,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         try (PreparedStatement ps = c.prepareStatement(takeover)) {
             long offset = offsetMillis.getAsLong();
-            int i = bindClaimedRecord(ps, 0, request, offset, lease);
+            int i = bindLockWait(ps, bindClaimedRecord(ps, 0, request, offset, lease), request);
             ps.setBytes(++i, hash);
             ps.setLong(++i, row.token);
             ps.setString(++i, row.state);
@@ -650,8 +681,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * It returns the row as read with the database's now, or, for an insert, one row with the token in
      * {@code inserted}, or no row when the insert met a row a concurrent claim inserted. The token is drawn for the
      * row it writes after the key's row was found absent (so after the deletion of any earlier row was committed),
-     * which makes it larger than any the key had. Parameters: the key hash twice, key, payload hash, owner, the time
-     * offset twice, the lease, the time offset.
+     * which makes it larger than any the key had. Parameters: the lock wait ({@link #BOUNDED_LOCK_WAIT}), the key
+     * hash twice, key, payload hash, owner, the time offset twice, the lease, the time offset.
      *
      * <p>The insert keeps {@code ON CONFLICT DO NOTHING} although {@code old} has just found the key absent. A plain
      * insert is a few microseconds of the server's CPU cheaper per fresh call (no speculative insertion), but two
@@ -661,10 +692,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     private static String pgClaimReadingFirst(String table, String now, String nextToken) {
         // The statement's time (statement_timestamp()), the same wherever the statement reads it.
-        return "WITH old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?),"
+        return "WITH waits AS (SELECT " + BOUNDED_LOCK_WAIT + " AS lock_timeout),"
+                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?),"
                 + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
                 + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", "
-                + now + " + ? WHERE NOT EXISTS (SELECT 1 FROM old)"
+                + now + " + ? FROM waits WHERE NOT EXISTS (SELECT 1 FROM old)"
                 + " ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token)"
                 + " SELECT " + COLUMNS + ", " + now + " AS now_ms, CAST(NULL AS BIGINT) AS inserted FROM old"
                 + " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, fencing_token"
@@ -681,7 +713,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         try (PreparedStatement ps = c.prepareStatement(claimInsertingFirst)) {
             int i = 0;
             ps.setBytes(++i, hash);
-            bindClaimedRecord(ps, i, request, offsetMillis.getAsLong(), lease);
+            bindLockWait(ps, bindClaimedRecord(ps, i, request, offsetMillis.getAsLong(), lease), request);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : NOT_INSERTED;
             }
@@ -710,27 +742,51 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final long NOT_INSERTED = -1;
 
     /**
+     * PostgreSQL: sets {@code lock_timeout} to the request's {@link ClaimRequest#lockWait()} (in milliseconds; left as
+     * it is when the request has none) for the rest of the claim's statement, before it writes: its only waits are on
+     * another transaction's hold of the key's row (an uncommitted insert, or a lock to take it over), and a
+     * transactional claim holds the row until its transaction ends. Local to the statement's own transaction (the
+     * store runs it in auto-commit mode), so the connection keeps its setting. Its one parameter: the milliseconds.
+     */
+    private static final String BOUNDED_LOCK_WAIT =
+            "set_config('lock_timeout', COALESCE(?, current_setting('lock_timeout')), true)";
+
+    /** Binds, after parameter {@code i}, the lock wait of {@link #BOUNDED_LOCK_WAIT}; returns the last index bound. */
+    private static int bindLockWait(PreparedStatement ps, int i, ClaimRequest request) throws SQLException {
+        Duration wait = request.lockWait();
+        if (wait == null) {
+            ps.setNull(++i, Types.VARCHAR);
+        } else {
+            // 0 would mean "wait forever" to PostgreSQL: the shortest wait it takes is a millisecond.
+            ps.setString(++i, Long.toString(Math.max(1, Math.min(Integer.MAX_VALUE, wait.toMillis()))));
+        }
+        return i;
+    }
+
+    /**
      * The statement of {@link #insertFirst}. The token is drawn as the row is written, as in
      * {@link #pgClaimReadingFirst}: a row of the key deleted before is deleted before the token is drawn.
-     * Parameters: the key hash, key, payload hash, owner, the time offset twice, the lease.
+     * Parameters: the key hash, key, payload hash, owner, the time offset twice, the lease, the lock wait.
      */
     private static String pgClaimInsertingFirst(String table, String now, String nextToken) {
         return "INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token, started_at,"
-                + " lease_until) VALUES (?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", " + now + " + ?)"
+                + " lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", " + now + " + ?"
+                + " FROM (SELECT " + BOUNDED_LOCK_WAIT + ") AS waits"
                 + " ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token";
     }
 
     /**
      * PostgreSQL's takeover of a row whose record {@link #claimReadingFirst} found claimable: applies only to the
      * version read (token, state, lease), drawing the token as it writes, after that version was committed.
-     * Parameters: key, payload hash, owner, the time offset twice, the lease, the key hash, and the version read's
-     * token, state and lease.
+     * Parameters: key, payload hash, owner, the time offset twice, the lease, the lock wait, the key hash, and the
+     * version read's token, state and lease.
      */
     private static String pgTakeover(String table, String now, String nextToken) {
         return "UPDATE " + table + " SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?, owner = ?,"
                 + " fencing_token = " + nextToken + ","
                 + " started_at = CASE WHEN state = 'IN_PROGRESS' THEN started_at ELSE " + now + " END,"
                 + " lease_until = " + now + " + ?, completed_at = NULL, expires_at = NULL, result = NULL"
+                + " FROM (SELECT " + BOUNDED_LOCK_WAIT + ") AS waits"
                 + " WHERE key_hash = ? AND fencing_token = ? AND state = ? AND lease_until = ?"
                 + " RETURNING fencing_token";
     }
