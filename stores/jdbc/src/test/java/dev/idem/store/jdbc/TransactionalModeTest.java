@@ -157,6 +157,29 @@ class TransactionalModeTest {
         assertEquals(1, rows("o-1"));
     }
 
+    /**
+     * The issue's reproduction: a method that runs longer than its ttl inside the transaction commits a record whose
+     * ttl counts from its completion, so a duplicate through another engine right after replays it (with records
+     * stamped at the transaction's start it was already expired, and the method ran again).
+     */
+    @Test
+    @Timeout(60)
+    void aMethodRunningLongerThanItsTtlCommitsARecordThatCountsFromItsCompletion() throws Exception {
+        IdempotencyPolicy shortLived = IdempotencyPolicy.from(policy(StoreTransaction.REQUIRED)).ttl("2s").build();
+        AtomicReference<String> key = new AtomicReference<>();
+        IdempotentOperation<String> other = waiterEngine.operation(shortLived, String.class);
+        assertEquals("placed o-12", engine.operation(shortLived, String.class).call(() -> {
+            String placed = place("o-12", key);
+            try (PreparedStatement ps = JdbcTransactions.connection().prepareStatement("SELECT pg_sleep(2.5)")) {
+                ps.execute(); // the method runs longer than its ttl, inside the transaction
+            }
+            return placed;
+        }, "o-12"));
+        assertEquals("placed o-12", other.call(() -> place("o-12", key), "o-12"));
+        assertEquals(1, runs.get(), "the duplicate replayed the committed record: the method ran once");
+        assertEquals(1, rows("o-12"));
+    }
+
     @Test
     void aFailureRollsBackTheWriteAndTheClaimSoTheRetryRuns() throws Exception {
         IdempotentOperation<String> op = engine.operation(policy(StoreTransaction.REQUIRED), String.class);
