@@ -62,7 +62,12 @@ public sealed interface ClaimOutcome permits ClaimOutcome.Acquired, ClaimOutcome
      *
      * @param record the live record the claim lost to, never null: {@link RecordState#IN_PROGRESS IN_PROGRESS} with
      *               its lease still holding, or COMPLETED or FAILED, not expired and (given a window) still within
-     *               it; exactly as stored, equal to what {@link IdempotencyStore#get} would have returned then
+     *               it; exactly as stored, equal to what {@link IdempotencyStore#get} would have returned then. One
+     *               exception: a claim that gave up waiting on another transaction's hold of the key's row
+     *               ({@link ClaimRequest#lockWait()}) cannot read the record that transaction has not committed, and
+     *               answers a stand-in: IN_PROGRESS, the request's own payload hash (a conflict shows once the
+     *               transaction commits), fencing token 0 (no claim's), an owner naming the open transaction, and
+     *               the store's now as its start and lease
      * @param storeTime the store's clock when it answered ({@link ClaimOutcome#storeTime()}), or null
      */
     record Existing(IdempotencyRecord record, @Nullable Instant storeTime) implements ClaimOutcome {

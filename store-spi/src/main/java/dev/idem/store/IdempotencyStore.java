@@ -53,6 +53,11 @@ public interface IdempotencyStore extends AutoCloseable {
      * and a new fencing token larger than any the key had. A takeover keeps the taken-over execution's
      * {@code startedAt}, so the window still counts from the first start; any other claim starts at now.
      *
+     * <p>A claim that meets the key's row held by another transaction (a claim of the store's
+     * {@linkplain #transactionalClaims() transactional mode}, until that transaction ends) waits for it at most
+     * {@link ClaimRequest#lockWait()}, then answers the key as in progress (the stand-in of
+     * {@link ClaimOutcome.Existing#record()}), so its caller waits or gives up as for an execution elsewhere.
+     *
      * @param request the key, what the claimed record carries (owner, payload hash, lease) and the window that
      *                decides whether a finished record is superseded
      * @return {@link ClaimOutcome.Acquired} with the new fencing token and the record the claim replaced (null when

@@ -356,13 +356,13 @@ public final class CallRunner implements AutoCloseable {
         String keyText = plan.storeKey(key);
         String payloadHex = Sha256.hex(payload, Sha256.LENGTH);
         ClaimRequest request = plan.claimRequest(keyText, payloadHex, owner);
+        long deadline = System.nanoTime() + plan.policy.waitTimeout().toNanos(); // the claim's own wait counts
         ClaimOutcome outcome;
         try {
             outcome = plan.store.claim(request);
         } catch (RuntimeException e) {
             return storeUnavailable(plan, keyText, body, e);
         }
-        long deadline = System.nanoTime() + plan.policy.waitTimeout().toNanos();
         String unreadable = null; // why the record being superseded could not be read (onUndecodable = RUN_AGAIN)
         while (true) {
             if (outcome instanceof ClaimOutcome.Acquired) {
@@ -406,7 +406,7 @@ public final class CallRunner implements AutoCloseable {
                             // A window of a millisecond supersedes the finished record in one atomic claim, so of
                             // many callers meeting the unreadable record exactly one runs the method again.
                             outcome = plan.store.claim(new ClaimRequest(keyText, payloadHex, owner,
-                                    plan.policy.lease(), Duration.ofMillis(1)));
+                                    plan.policy.lease(), Duration.ofMillis(1), request.lockWait()));
                         } catch (RuntimeException storeDown) {
                             throw storeError(plan, keyText, "while superseding an unreadable result", storeDown);
                         }

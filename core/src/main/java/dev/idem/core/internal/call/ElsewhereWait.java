@@ -6,6 +6,7 @@ import dev.idem.store.IdempotencyStore;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -60,7 +61,7 @@ final class ElsewhereWait {
         KeyWatch watch = first;
         try {
             while (true) {
-                ClaimOutcome outcome = store.claim(request); // after the watch opened: a later end signals it
+                ClaimOutcome outcome = claim(deadline); // after the watch opened: a later end signals it
                 long remaining = deadline - System.nanoTime();
                 if (!runsElsewhere(outcome) || remaining <= 0) {
                     return outcome;
@@ -85,11 +86,20 @@ final class ElsewhereWait {
         while (true) {
             TimeUnit.NANOSECONDS.sleep(Math.min(pause, Math.max(0, deadline - System.nanoTime())));
             pause = Math.min(pause * 2, MAX_POLL_NANOS);
-            ClaimOutcome outcome = store.claim(request);
+            ClaimOutcome outcome = claim(deadline);
             if (!runsElsewhere(outcome) || deadline - System.nanoTime() <= 0) {
                 return outcome;
             }
         }
+    }
+
+    /** Claims again, waiting on another transaction's hold of the key's row no later than {@code deadline}. */
+    private ClaimOutcome claim(long deadline) {
+        if (request.lockWait() == null) {
+            return store.claim(request);
+        }
+        Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        return store.claim(left.compareTo(request.lockWait()) < 0 ? request.withLockWait(left) : request);
     }
 
     /** Whether {@code outcome} found this very call (same payload) in progress, so there is nothing to do but wait. */

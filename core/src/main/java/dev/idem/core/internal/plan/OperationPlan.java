@@ -1,6 +1,7 @@
 package dev.idem.core.internal.plan;
 
 import dev.idem.IdempotencyKeyException;
+import dev.idem.OnInProgress;
 import dev.idem.WindowAlignment;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.InMemoryIdempotencyStore;
@@ -159,10 +160,14 @@ public final class OperationPlan {
         return keyText;
     }
 
-    /** The claim of a call: FIXED windows are in the key, so the store supersedes only by sliding windows. */
+    /**
+     * The claim of a call: FIXED windows are in the key, so the store supersedes only by sliding windows. It waits on
+     * another transaction's hold of the key's row no longer than the caller waits for an execution in progress.
+     */
     public ClaimRequest claimRequest(String keyText, String payloadHex, String owner) {
         return new ClaimRequest(keyText, payloadHex, owner, policy.lease(),
-                fixedWindow ? Duration.ZERO : policy.window());
+                fixedWindow ? Duration.ZERO : policy.window(),
+                policy.onInProgress() == OnInProgress.THROW ? Duration.ZERO : policy.waitTimeout());
     }
 
     /** SHA-256 over the canonical encoding of the payload values, on an encoder of its own. */

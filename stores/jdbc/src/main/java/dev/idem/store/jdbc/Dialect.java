@@ -27,8 +27,12 @@ enum Dialect {
     // of the other dialects, so a stored time is never ahead of the server's clock. A float8 holds today's epoch
     // seconds to about a quarter of a microsecond, so a time that falls exactly on a millisecond may read one
     // millisecond low, never high (the TCK allows server-clock stores far more).
-    POSTGRESQL("postgresql.sql", "CAST(floor(date_part('epoch', now()) * 1000) AS BIGINT)",
+    // statement_timestamp(), not now(): now() is the start of the transaction, which in the transactional mode may be
+    // the application's and as old as it likes.
+    POSTGRESQL("postgresql.sql", "CAST(floor(date_part('epoch', statement_timestamp()) * 1000) AS BIGINT)",
             "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (key_hash) DO NOTHING", "nextval('%s')", false, false),
+    // CURRENT_TIMESTAMP is the start of the transaction on H2 too; the store runs every statement on H2 in auto-commit
+    // mode (its transactional mode is PostgreSQL's only), where that is the statement's start.
     H2("h2.sql", "DATEDIFF(MILLISECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(3))",
             "INSERT INTO %s (%s) VALUES (%s)", "NEXT VALUE FOR %s", false, true),
     SQLITE("sqlite.sql", "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
@@ -37,7 +41,10 @@ enum Dialect {
             "INSERT INTO %s (%s) VALUES (%s)", "NEXT VALUE FOR %s", true, true);
 
     private final String ddlResource;
-    /** The database's now, in epoch milliseconds, stable within one statement. */
+    /**
+     * The database's now, in epoch milliseconds, stable within one statement: the time the statement began, never
+     * the start of an enclosing transaction (MariaDB's UTC_TIMESTAMP and SQLite's 'now' are the statement's anyway).
+     */
     final String nowMillis;
     private final String insertIfAbsent;
     /** The next value of a sequence named %s, as an expression; null where there are no sequences (SQLite). */
@@ -89,6 +96,15 @@ enum Dialect {
         }
         throw new IllegalArgumentException("the jdbc store does not support " + productName
                 + "; it supports PostgreSQL, MariaDB 10.3+, SQLite and H2");
+    }
+
+    /**
+     * The database's clock when the expression is evaluated, in epoch milliseconds, for a statement that may first
+     * wait on a lock and should stamp with the time it got it: PostgreSQL's {@code clock_timestamp()}; elsewhere
+     * {@link #nowMillis}.
+     */
+    String clockMillis() {
+        return this == POSTGRESQL ? nowMillis.replace("statement_timestamp()", "clock_timestamp()") : nowMillis;
     }
 
     String insertIfAbsent(String table, String columns, String values) {

@@ -27,7 +27,9 @@ import java.util.Optional;
  *
  * <p><b>Begun</b>: a connection of the store's pool at READ COMMITTED, bound to the thread for the method
  * ({@link JdbcTransactions#bindOwn}); {@link #commit} commits it, {@link #close} rolls back what was not committed,
- * unbinds it and returns the connection.
+ * unbinds it and returns the connection in the auto-commit mode and isolation it came in. A connection that may hold
+ * the application's transaction (from a transaction-aware data source) is refused
+ * ({@link JdbcIdempotencyStore#requireOwn}); a joined transaction's connection is never changed but by the savepoint.
  *
  * <p><b>Waiting.</b> The claim waits on another transaction's lock of the key's row for at most the caller's wait,
  * through {@code lock_timeout} set for the claim alone ({@code set_config(..., true)}, put back afterwards), so the
@@ -36,7 +38,7 @@ import java.util.Optional;
 final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
     private static final System.Logger LOG = System.getLogger(JdbcClaimTransaction.class.getName());
     /** PostgreSQL's lock_not_available: lock_timeout passed. */
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
+    static final String LOCK_NOT_AVAILABLE = "55P03";
 
     private final JdbcIdempotencyStore store;
     private final Connection connection;
@@ -44,25 +46,28 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
     private final Savepoint savepoint;
     @Nullable
     private final JdbcTransactions.Scope binding;
+    /** The isolation and the auto-commit mode a connection of the store's own came in, put back at close. */
     private final int isolation;
+    private final boolean autoCommit;
     private String key = "";
     private boolean settled;
     private boolean closed;
 
     private JdbcClaimTransaction(JdbcIdempotencyStore store, Connection connection, @Nullable Savepoint savepoint,
-                                 @Nullable JdbcTransactions.Scope binding, int isolation) {
+                                 @Nullable JdbcTransactions.Scope binding, int isolation, boolean autoCommit) {
         this.store = store;
         this.connection = connection;
         this.savepoint = savepoint;
         this.binding = binding;
         this.isolation = isolation;
+        this.autoCommit = autoCommit;
     }
 
     /** A part of the transaction on {@code bound}, which its owner ends. */
     static JdbcClaimTransaction joining(JdbcIdempotencyStore store, Connection bound) {
         store.requireOpen("join a transaction", "");
         try {
-            return new JdbcClaimTransaction(store, bound, bound.setSavepoint(), null, -1);
+            return new JdbcClaimTransaction(store, bound, bound.setSavepoint(), null, -1, false);
         } catch (SQLException e) {
             throw store.failure("join a transaction", "", e);
         }
@@ -73,14 +78,17 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
         store.requireOpen("begin a transaction", "");
         Connection c = null;
         try {
-            c = dataSource.getConnection();
+            c = store.requireOwn(dataSource.getConnection(), "begin a transaction", "");
             int isolation = c.getTransactionIsolation();
             if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
                 // A waiter's next statement must see what the holder committed; a stricter snapshot would not.
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             }
-            c.setAutoCommit(false);
-            return new JdbcClaimTransaction(store, c, null, JdbcTransactions.bindOwn(c), isolation);
+            boolean autoCommit = c.getAutoCommit();
+            if (autoCommit) {
+                c.setAutoCommit(false);
+            }
+            return new JdbcClaimTransaction(store, c, null, JdbcTransactions.bindOwn(c), isolation, autoCommit);
         } catch (SQLException | RuntimeException e) {
             if (c != null) {
                 closeQuietly(c);
@@ -173,8 +181,10 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
             if (binding != null) {
                 binding.close();
                 try {
-                    if (ended) {
-                        connection.setAutoCommit(true); // only once ended: on an open transaction it would commit
+                    if (ended) { // only once ended: switching auto-commit on in an open transaction commits it
+                        if (autoCommit) {
+                            connection.setAutoCommit(true);
+                        }
                         if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
                             connection.setTransactionIsolation(isolation);
                         }

@@ -42,7 +42,8 @@ import java.util.regex.Pattern;
  * MariaDB (10.3+), SQLite or H2, detected from the database's metadata.
  *
  * <p><b>Time</b> is the database's: every timestamp is the database's now (in epoch milliseconds, stored as BIGINT)
- * read in the statement that writes it, so processes with skewed clocks agree.
+ * read in the statement that writes it, so processes with skewed clocks agree: the statement's time, never the start
+ * of a transaction around it (in the transactional mode, an application's transaction may be old).
  *
  * <p><b>Fencing tokens</b> are drawn from one counter per table ({@code <table>_tokens}: a sequence, or on SQLite a
  * one-row table) after the claim has seen the key's latest committed row, so every token is larger than any the key
@@ -132,6 +133,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Nullable
     private final ExpiredRowSweeper sweeper;
     private final JdbcTransactionalClaims transactionalClaims;
+    /** Whether the data source's connections start in auto-commit mode, as the store's first one did. */
+    private final boolean autoCommitByDefault;
     /**
      * PostgreSQL's claim statements (null elsewhere): reading first (with {@link #takeover} for a claimable row), and
      * locking the row (the transactional mode).
@@ -187,7 +190,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             this.dataSource = ownedPool;
         }
         try {
-            try (Connection c = dataSource.getConnection()) {
+            try (Connection c = dataSource.getConnection(); AutoCommitScope own = AutoCommitScope.on(c)) {
+                // A data source whose connections start in manual-commit mode is a pool of them, the store's to switch
+                // and put back; where they start in auto-commit mode, one handed out in manual-commit mode later holds
+                // someone's transaction (requireOwn).
+                this.autoCommitByDefault = !own.cameInManualCommit();
                 this.dialect = Dialect.of(c.getMetaData().getDatabaseProductName());
                 if (dialect == Dialect.SQLITE) {
                     // Readers never block the writer and the other way round; kept by the database file.
@@ -220,7 +227,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.claimInsertingFirst = dialect == Dialect.POSTGRESQL ? pgClaimInsertingFirst(table, now, nextToken) : null;
         this.claimPaths = new ClaimPaths(b.claimStart);
         this.takeover = dialect == Dialect.POSTGRESQL ? pgTakeover(table, now, nextToken) : null;
-        this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaimLocking(table, now, nextToken) : null;
+        this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaimLocking(table, nextToken) : null;
         this.readWithToken = dialect != Dialect.POSTGRESQL && nextToken != null
                 ? readDrawingATokenIfClaimable(table, now, nextToken) : null;
         this.complete = finishing(table, now, RecordState.COMPLETED);
@@ -418,7 +425,38 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimOutcome claim(ClaimRequest request) {
         Objects.requireNonNull(request, "request");
-        return run("claim", request.key(), c -> claimOn(c, request, false));
+        return run("claim", request.key(), c -> {
+            try {
+                return claimOn(c, request, false);
+            } catch (SQLException e) {
+                if (JdbcClaimTransaction.LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                    return heldByATransaction(c, request);
+                }
+                throw e;
+            }
+        });
+    }
+
+    /** The owner of {@link #heldByATransaction}'s stand-in record. */
+    static final String HELD_BY_A_TRANSACTION = "a transaction on the store's database that holds the key's row";
+
+    /**
+     * What a claim answers when it gave up waiting on another transaction's hold of the key's row (past
+     * {@link ClaimRequest#lockWait()}; on PostgreSQL, a transactional claim's uncommitted insert or lock): the key in
+     * progress, as a stand-in for the record that transaction has not committed ({@link ClaimOutcome.Existing}), so
+     * the caller waits or gives up as for an execution elsewhere. The failed statement changed nothing.
+     */
+    private ClaimOutcome.Existing heldByATransaction(Connection c, ClaimRequest request) throws SQLException {
+        Instant nowAt;
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + now)) {
+            ps.setLong(1, offsetMillis.getAsLong());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                nowAt = Instant.ofEpochMilli(rs.getLong(1));
+            }
+        }
+        return new ClaimOutcome.Existing(new IdempotencyRecord(request.key(), RecordState.IN_PROGRESS,
+                request.payloadHash(), HELD_BY_A_TRANSACTION, 0, nowAt, nowAt, null, null, null), nowAt);
     }
 
     /**
@@ -582,7 +620,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Row row;
         try (PreparedStatement ps = c.prepareStatement(claimReadingFirst)) {
             long offset = offsetMillis.getAsLong();
-            int i = 0;
+            int i = bindLockWait(ps, 0, request);
             ps.setBytes(++i, hash);
             ps.setLong(++i, keyLock(hash));
             ps.setBytes(++i, hash);
@@ -611,7 +649,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         try (PreparedStatement ps = c.prepareStatement(takeover)) {
             long offset = offsetMillis.getAsLong();
-            int i = bindClaimedRecord(ps, 0, request, offset, lease);
+            int i = bindLockWait(ps, bindClaimedRecord(ps, 0, request, offset, lease), request);
             ps.setBytes(++i, hash);
             ps.setLong(++i, row.token);
             ps.setString(++i, row.state);
@@ -635,8 +673,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                                                       long window) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(claimLocking)) {
             int i = 0;
-            ps.setLong(++i, offsetMillis.getAsLong());
             ps.setBytes(++i, hash);
+            ps.setLong(++i, offsetMillis.getAsLong());
             ps.setLong(++i, keyLock(hash));
             ps.setBytes(++i, hash);
             ps.setString(++i, request.key());
@@ -677,8 +715,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * It returns the row as read with the database's now, or, for an insert, one row with the token in
      * {@code inserted}, or no row when the insert met a row a concurrent claim inserted. The token is drawn only
      * for the row it writes, holding the key's lock ({@link #PG_KEY_LOCKED}), which makes it larger than any the key
-     * had. Parameters: the key hash, the key's lock, the key hash, key, payload hash, owner, the time offset twice,
-     * the lease, the time offset.
+     * had. Parameters: the lock wait ({@link #BOUNDED_LOCK_WAIT}), the key hash, the key's lock, the key hash, key,
+     * payload hash, owner, the time offset twice, the lease, the time offset.
      *
      * <p>The insert keeps {@code ON CONFLICT DO NOTHING} although {@code old} has just found the key absent. A plain
      * insert is a few microseconds of the server's CPU cheaper per fresh call (no speculative insertion), but two
@@ -687,9 +725,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * log that operators watch, for a loss that is expected.
      */
     private static String pgClaimReadingFirst(String table, String now, String nextToken) {
-        // now() is the transaction's start, the same wherever the statement reads it.
-        return "WITH old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?), " + PG_KEY_LOCKED + ","
-                + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
+        // The statement's time (statement_timestamp()), the same wherever the statement reads it. The lock wait is
+        // set before the key's lock is taken (key_locked reads waits), so it bounds that wait too.
+        return "WITH waits AS (SELECT " + BOUNDED_LOCK_WAIT + " AS lock_timeout),"
+                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?), " + PG_KEY_LOCKED_AFTER_WAITS
+                + ", ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
                 + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", "
                 + now + " + ? FROM key_locked WHERE NOT EXISTS (SELECT 1 FROM old)"
                 + " ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token)"
@@ -706,7 +746,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     private long insertFirst(Connection c, byte[] hash, ClaimRequest request, long lease) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(claimInsertingFirst)) {
-            int i = 0;
+            int i = bindLockWait(ps, 0, request);
             ps.setLong(++i, keyLock(hash));
             ps.setBytes(++i, hash);
             bindClaimedRecord(ps, i, request, offsetMillis.getAsLong(), lease);
@@ -747,6 +787,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final String PG_KEY_LOCKED = "key_locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(?))";
 
     /**
+     * {@link #PG_KEY_LOCKED} for a plain claim's statement, taken after its {@code waits} set the lock wait
+     * ({@link #BOUNDED_LOCK_WAIT}), so waiting for the key's lock (which a transactional claim of the key holds until
+     * its transaction ends) is bounded as a wait on the key's row is.
+     */
+    private static final String PG_KEY_LOCKED_AFTER_WAITS =
+            "key_locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(?) FROM waits)";
+
+    /**
      * The number PostgreSQL's claims lock a key by: the first eight bytes of its hash, as {@link Dialect#KEY_LOCK}
      * computes it from the stored hash. Two keys that share it only wait for each other's inserts.
      */
@@ -762,27 +810,51 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final long NOT_INSERTED = -1;
 
     /**
+     * PostgreSQL: sets {@code lock_timeout} to the request's {@link ClaimRequest#lockWait()} (in milliseconds; left as
+     * it is when the request has none) for the rest of the claim's statement, before it writes: its only waits are on
+     * another transaction's hold of the key's row (an uncommitted insert, or a lock to take it over), and a
+     * transactional claim holds the row until its transaction ends. Local to the statement's own transaction (the
+     * store runs it in auto-commit mode), so the connection keeps its setting. Its one parameter: the milliseconds.
+     */
+    private static final String BOUNDED_LOCK_WAIT =
+            "set_config('lock_timeout', COALESCE(?, current_setting('lock_timeout')), true)";
+
+    /** Binds, after parameter {@code i}, the lock wait of {@link #BOUNDED_LOCK_WAIT}; returns the last index bound. */
+    private static int bindLockWait(PreparedStatement ps, int i, ClaimRequest request) throws SQLException {
+        Duration wait = request.lockWait();
+        if (wait == null) {
+            ps.setNull(++i, Types.VARCHAR);
+        } else {
+            // 0 would mean "wait forever" to PostgreSQL: the shortest wait it takes is a millisecond.
+            ps.setString(++i, Long.toString(Math.max(1, Math.min(Integer.MAX_VALUE, wait.toMillis()))));
+        }
+        return i;
+    }
+
+    /**
      * The statement of {@link #insertFirst}. The token is drawn holding the key's lock, as in
-     * {@link #pgClaimReadingFirst}. Parameters: the key's lock, the key hash, key, payload hash, owner, the time
-     * offset twice, the lease.
+     * {@link #pgClaimReadingFirst}, and the lock wait is set before that lock is taken. Parameters: the lock wait,
+     * the key's lock, the key hash, key, payload hash, owner, the time offset twice, the lease.
      */
     private static String pgClaimInsertingFirst(String table, String now, String nextToken) {
-        return "WITH " + PG_KEY_LOCKED + " INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner,"
-                + " fencing_token, started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", "
-                + now + ", " + now + " + ? FROM key_locked ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token";
+        return "WITH waits AS (SELECT " + BOUNDED_LOCK_WAIT + " AS lock_timeout), " + PG_KEY_LOCKED_AFTER_WAITS
+                + " INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
+                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", " + now
+                + " + ? FROM key_locked ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token";
     }
 
     /**
      * PostgreSQL's takeover of a row whose record {@link #claimReadingFirst} found claimable: applies only to the
      * version read (token, state, lease), drawing the token as it writes, after that version was committed.
-     * Parameters: key, payload hash, owner, the time offset twice, the lease, the key hash, and the version read's
-     * token, state and lease.
+     * Parameters: key, payload hash, owner, the time offset twice, the lease, the lock wait, the key hash, and the
+     * version read's token, state and lease.
      */
     private static String pgTakeover(String table, String now, String nextToken) {
         return "UPDATE " + table + " SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?, owner = ?,"
                 + " fencing_token = " + nextToken + ","
                 + " started_at = CASE WHEN state = 'IN_PROGRESS' THEN started_at ELSE " + now + " END,"
                 + " lease_until = " + now + " + ?, completed_at = NULL, expires_at = NULL, result = NULL"
+                + " FROM (SELECT " + BOUNDED_LOCK_WAIT + ") AS waits"
                 + " WHERE key_hash = ? AND fencing_token = ? AND state = ? AND lease_until = ?"
                 + " RETURNING fencing_token";
     }
@@ -792,13 +864,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * only for the row it writes, after the row it replaces was read and locked as committed, or, when there was none,
      * holding the key's lock ({@link #PG_KEY_LOCKED}), so it is larger than any the key had.
      */
-    private static String pgClaimLocking(String table, String now, String nextToken) {
+    private static String pgClaimLocking(String table, String nextToken) {
         String claimable = "(old.state = '" + ABSENT + "'"
                 + " OR (old.state = 'IN_PROGRESS' AND n.now_ms >= old.lease_until)"
                 + " OR (old.state <> 'IN_PROGRESS' AND (n.now_ms >= old.expires_at"
                 + " OR (CAST(? AS BIGINT) > 0 AND n.now_ms >= old.started_at + ?))))";
-        return "WITH n AS (SELECT " + now + " AS now_ms),"
-                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE), "
+        // The clock is read once the row is locked (n scans old first), so a claim that waited on the row stamps
+        // with the time it got it, and reports that time.
+        String clock = "(" + Dialect.POSTGRESQL.clockMillis() + " + ?)";
+        return "WITH old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE),"
+                + " n AS (SELECT " + clock + " AS now_ms FROM (SELECT count(*) FROM old) AS locked), "
                 + PG_KEY_LOCKED + ","
                 + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
                 + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", n.now_ms,"
@@ -1125,12 +1200,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * beside it are retired too, since what drops one connection (a server restart, a failover, a network cut) has
      * almost always dropped them all, and the pool would otherwise hand them out, one failed call each.
      */
+    @SuppressWarnings("try") // the scope is held for its effect: auto-commit mode, put back as it came
     private <T> T run(String operation, String key, Work<T> work) {
         requireOpen(operation, key);
-        try (Connection c = dataSource.getConnection()) {
-            if (!c.getAutoCommit()) {
-                c.setAutoCommit(true); // every statement stands alone, whatever the pool's default
-            }
+        try (Connection c = requireOwn(dataSource.getConnection(), operation, key);
+             AutoCommitScope own = AutoCommitScope.on(c)) { // every statement stands alone
             return work.apply(c);
         } catch (SQLException | RuntimeException e) {
             if (ownedPool != null && isConnectionLost(e)) {
@@ -1138,6 +1212,29 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             }
             throw failure(operation, key, e);
         }
+    }
+
+    /**
+     * Returns {@code c}, a connection the data source handed out, unless it may hold a transaction that is not the
+     * store's: one in manual-commit mode where the data source's connections start in auto-commit mode, as a
+     * transaction-aware data source (Spring's {@code TransactionAwareDataSourceProxy}) hands out the application's
+     * transaction. Switching it to auto-commit mode, or committing it, would commit the application's work half-way
+     * and break its transaction, so the store refuses it, changing nothing, and closes its handle.
+     *
+     * @throws IdempotencyStoreException naming the operation and the key's scope, and what to do instead
+     */
+    Connection requireOwn(Connection c, String operation, String key) throws SQLException {
+        if (!autoCommitByDefault || c.getAutoCommit()) {
+            return c;
+        }
+        c.close(); // the handle only: a transaction-aware data source's close leaves the transaction open
+        throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key) + " refused: the"
+                + " data source handed out a connection with auto-commit off, which holds a transaction that is not"
+                + " the store's (its connections start in auto-commit mode; a transaction-aware data source such as"
+                + " Spring's TransactionAwareDataSourceProxy hands out the application's transaction). The store"
+                + " never commits or changes a connection it does not own: give it a data source of its own"
+                + " connections (the pool itself, or idem.jdbc.url), or, to claim inside the application's"
+                + " transaction, declare storeTransaction and bind that transaction with JdbcTransactions.join");
     }
 
     /** An error of the connection rather than of the statement: SQLSTATE class 08, or the server shutting down. */

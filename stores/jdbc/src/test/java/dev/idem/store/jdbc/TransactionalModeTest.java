@@ -3,6 +3,7 @@ package dev.idem.store.jdbc;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyContext;
 import dev.idem.IdempotencyInProgressException;
+import dev.idem.OnInProgress;
 import dev.idem.StoreTransaction;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
@@ -40,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -117,7 +119,7 @@ class TransactionalModeTest {
                 assertTrue(tx.complete("tx:time", token, new byte[] {1}, Duration.ofMinutes(5)));
                 tx.commit();
             }
-            long before = databaseMillis() + hour; // before the transaction: PostgreSQL's now() is its start
+            long before = databaseMillis() + hour; // before the claim's statement
             try (TransactionalClaims.Transaction tx = shifted.transactionalClaims().joinOrBegin()) {
                 ClaimOutcome lost = tx.claim(request, Duration.ZERO).orElseThrow();
                 long after = databaseMillis() + hour;
@@ -153,6 +155,29 @@ class TransactionalModeTest {
                 .call(() -> place("o-1", key), "o-1"), "another engine replays the committed result");
         assertEquals(1, runs.get());
         assertEquals(1, rows("o-1"));
+    }
+
+    /**
+     * The issue's reproduction: a method that runs longer than its ttl inside the transaction commits a record whose
+     * ttl counts from its completion, so a duplicate through another engine right after replays it (with records
+     * stamped at the transaction's start it was already expired, and the method ran again).
+     */
+    @Test
+    @Timeout(60)
+    void aMethodRunningLongerThanItsTtlCommitsARecordThatCountsFromItsCompletion() throws Exception {
+        IdempotencyPolicy shortLived = IdempotencyPolicy.from(policy(StoreTransaction.REQUIRED)).ttl("2s").build();
+        AtomicReference<String> key = new AtomicReference<>();
+        IdempotentOperation<String> other = waiterEngine.operation(shortLived, String.class);
+        assertEquals("placed o-12", engine.operation(shortLived, String.class).call(() -> {
+            String placed = place("o-12", key);
+            try (PreparedStatement ps = JdbcTransactions.connection().prepareStatement("SELECT pg_sleep(2.5)")) {
+                ps.execute(); // the method runs longer than its ttl, inside the transaction
+            }
+            return placed;
+        }, "o-12"));
+        assertEquals("placed o-12", other.call(() -> place("o-12", key), "o-12"));
+        assertEquals(1, runs.get(), "the duplicate replayed the committed record: the method ran once");
+        assertEquals(1, rows("o-12"));
     }
 
     @Test
@@ -242,6 +267,43 @@ class TransactionalModeTest {
         assertEquals("placed o-4", impatient.call(() -> place("o-4", key), "o-4"));
         assertEquals(1, runs.get());
         assertEquals(1, rows("o-4"));
+    }
+
+    /**
+     * A caller without {@code storeTransaction} meets the key's row held by an open transaction (its uncommitted
+     * insert): it waits no longer than its own {@code waitTimeout}, then answers as for an execution in progress
+     * elsewhere, and replays once the transaction commits.
+     */
+    @Test
+    @Timeout(60)
+    void aPlainCallerOfAKeyAnOpenTransactionHoldsWaitsOnlyItsWaitTimeout() throws Exception {
+        IdempotentOperation<String> plain = waiterEngine.operation(
+                IdempotencyPolicy.from(policy(StoreTransaction.NONE)).waitTimeout("300ms").build(), String.class);
+        AtomicReference<String> key = new AtomicReference<>();
+        try (OpenCall first = new OpenCall("o-10", key)) {
+            IdempotencyInProgressException e = assertTimeoutPreemptively(Duration.ofSeconds(20),
+                    () -> assertThrows(IdempotencyInProgressException.class,
+                            () -> plain.call(() -> place("o-10", key), "o-10")),
+                    "a plain claim must not wait on the open transaction past its waitTimeout");
+            assertTrue(e.getMessage().contains("waitTimeout = PT0.3S"), e.getMessage());
+            assertEquals("placed o-10", first.commit());
+        }
+        assertEquals("placed o-10", plain.call(() -> place("o-10", key), "o-10"), "the committed result, replayed");
+        assertEquals(1, runs.get());
+    }
+
+    @Test
+    @Timeout(60)
+    void aPlainCallerWithOnInProgressThrowDoesNotWaitOnAnOpenTransaction() throws Exception {
+        IdempotentOperation<String> impatient = waiterEngine.operation(IdempotencyPolicy
+                .from(policy(StoreTransaction.NONE)).onInProgress(OnInProgress.THROW).build(), String.class);
+        AtomicReference<String> key = new AtomicReference<>();
+        try (OpenCall first = new OpenCall("o-11", key)) {
+            assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThrows(IdempotencyInProgressException.class,
+                    () -> impatient.call(() -> place("o-11", key), "o-11")), "onInProgress = THROW: no wait");
+            assertEquals("placed o-11", first.commit());
+        }
+        assertEquals(1, runs.get());
     }
 
     @Test
