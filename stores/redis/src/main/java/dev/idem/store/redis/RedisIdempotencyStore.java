@@ -50,7 +50,8 @@ import java.util.function.LongSupplier;
  * one round trip; a lost claim returns the record it lost to in that same round trip. Every write after a claim is
  * guarded by the claim's fencing token inside its script. On one server (standalone or Sentinel), the claims of
  * concurrent callers are gathered into one script call while the previous one is on its way, and so are completions
- * and failures ({@link ScriptBatcher}); each item is still applied atomically, as if alone.
+ * and failures ({@link ScriptBatcher}); each item is still applied atomically, as if alone, and one that cannot be
+ * applied (a value that is not this store's under its Redis keys) fails its own caller only, naming the Redis key.
  *
  * <p><b>Time is the server's</b> ({@code TIME}, read inside each script, in milliseconds), so processes with skewed
  * clocks agree. Expiry is decided in the script from the record's {@code expiresAt}; the Redis TTL of a record is its
@@ -96,6 +97,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final int HASH_BYTES = 16;
     private static final long TTL_MARGIN_MILLIS = TTL_MARGIN.toMillis();
     private static final byte[] ZERO = number(0);
+    /** The status of a script's reply for an item it could not apply, {@code {-1, why}} ({@link Scripts#CLAIM}). */
+    private static final long NOT_APPLIED = -1;
     private static final byte[] HEX = bytes("0123456789abcdef");
     /**
      * Per thread: a SHA-256 digest, and the Redis keys of the last idempotency key it named. An engine completes a
@@ -320,6 +323,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
         List<?> found = (List<?>) reply;
         long status = (Long) found.get(0);
+        if (status == NOT_APPLIED) {
+            throw notApplied("claim", key, found);
+        }
         if (status == 0) { // {0, now, record}
             return new ClaimOutcome.Existing(Objects.requireNonNull(record(found, 2), "the claim lost to no record"),
                     Instant.ofEpochMilli((Long) found.get(1)));
@@ -348,8 +354,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         // the stored copy is Redis's.
         byte[] px = number(keep + TTL_MARGIN_MILLIS);
         boolean completing = state == RecordState.COMPLETED;
-        return applied((Long) gathered(operation, key, completing ? Scripts.COMPLETE : Scripts.FAIL,
-                completing ? completions : failures, recordKey(key), owned(fencingToken), px, encoded.clone()));
+        Object reply = gathered(operation, key, completing ? Scripts.COMPLETE : Scripts.FAIL,
+                completing ? completions : failures, recordKey(key), owned(fencingToken), px, encoded.clone());
+        if (reply instanceof List<?> refused) {
+            throw notApplied(operation, key, refused);
+        }
+        return applied((Long) reply);
     }
 
     @Override
@@ -429,6 +439,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** Whether a call of the claim script is on its way (for tests); standalone stores only. */
     boolean claimsOnTheirWay() {
         return Objects.requireNonNull(claims).sending();
+    }
+
+    /** How many completions wait for a call of the complete script on its way (for tests); standalone only. */
+    int queuedCompletions() {
+        return Objects.requireNonNull(completions).queued();
+    }
+
+    /** Whether a call of the complete script is on its way (for tests); standalone stores only. */
+    boolean completionsOnTheirWay() {
+        return Objects.requireNonNull(completions).sending();
     }
 
     /** The connection the store uses now, for tests that drop it; standalone stores only. */
@@ -724,6 +744,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
         return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
                 + where + ": " + why, cause);
+    }
+
+    /**
+     * The failure of one item of a call that could not be applied, {@code {-1, why}} ({@link Scripts#CLAIM}): a value
+     * that is not this store's under its keys. Only its caller fails; the call's other items were applied alone.
+     */
+    private IdempotencyStoreException notApplied(String operation, String key, List<?> reply) {
+        return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
+                + where + ": Redis key " + text(reply.get(1)));
     }
 
     private static boolean applied(Long reply) {

@@ -407,6 +407,16 @@ class RedisStoreTest {
             }
             assertFalse(store.release(key, -1), "a token no claim gave");
             admin.del(names[0]);
+
+            admin.hset(names[0], "field", "value"); // another type: each operation fails, naming the Redis key
+            for (Executable operation : List.<Executable>of(() -> store.claim(request(key)),
+                    () -> store.complete(key, 1_000_000_000_000_000L, new byte[] {1}, Duration.ofMinutes(1)),
+                    () -> store.fail(key, 1_000_000_000_000_000L, new byte[] {1}, Duration.ofMinutes(1)))) {
+                IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, operation);
+                assertTrue(e.getMessage().contains(names[0]) && e.getMessage().contains("WRONGTYPE"), e.getMessage());
+            }
+            assertEquals("value", admin.hget(names[0], "field"), "left as it was");
+            admin.del(names[0]);
         }
     }
 
