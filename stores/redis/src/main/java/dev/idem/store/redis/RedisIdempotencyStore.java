@@ -40,10 +40,12 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Keys.</b> An idempotency key {@code K} is named by {@code h}, the first 128 bits of the SHA-256 of K's UTF-8
  * bytes in hex (32 digits; two keys share them with a chance of about 2^-64 in 2^32 keys), and belongs to the bucket
- * {@code b}, the first 3 of those digits (one of {@value #BUCKETS}). Its record is the string {@code idem:{b}:h},
+ * {@code b}, the first 3 of those digits (one of {@value #BUCKETS}). Its record is the string {@code p:{b}:h},
  * holding K exactly beside the record's fields ({@link Scripts}); the bucket's fencing-token counter is
- * {@code idem:{b}:t}. The hash tag {@code {b}} puts both in one Cluster slot, and spreads the keys over 4,096 tags,
- * so over the masters of a Cluster.
+ * {@code p:{b}:t}; its wake-up channel is named as its record ({@link RedisWakeups}). {@code p} is the store's prefix,
+ * {@value #DEFAULT_PREFIX} unless {@link Builder#prefix(String) set}, so two applications sharing a server (and a
+ * database) keep apart by their prefixes. The hash tag {@code {b}} puts a record and its counter in one Cluster slot,
+ * and spreads the keys over 4,096 tags, so over the masters of a Cluster.
  *
  * <p><b>One atomic step per operation.</b> Claim, complete, fail, renew, release, delete and get are each one Lua
  * script run by {@code EVALSHA} (loaded on first use, and again when the server answers {@code NOSCRIPT}), so each is
@@ -83,13 +85,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final Duration TTL_MARGIN = Duration.ofMinutes(1);
     /** How many buckets of keys there are, each with its token counter: 16^3, one per 3-hex-digit hash tag. */
     public static final int BUCKETS = 4096;
+    /** The prefix of the store's Redis keys and channels unless {@link Builder#prefix(String) set}. */
+    public static final String DEFAULT_PREFIX = "idem";
+    /** The longest prefix: every record's name and channel carries it. */
+    public static final int MAX_PREFIX_LENGTH = 64;
 
-    private static final byte[] PREFIX = bytes("idem:{");
+    /** The default prefix and the start of the hash tag, which begin every Redis key of a store. */
+    private static final byte[] DEFAULT_KEY_START = keyStart(DEFAULT_PREFIX);
     /** The hex digits of a bucket: its hash tag. */
     private static final int BUCKET_DIGITS = 3;
     /** After the bucket: the end of the hash tag. */
     private static final byte[] TAG_END = bytes("}:");
-    /** The counter's name within its bucket, {@code idem:{b}:t}; a record's is its 32-digit h. */
+    /** The counter's name within its bucket, {@code p:{b}:t}; a record's is its 32-digit h. */
     private static final byte COUNTER = 't';
     /** The record's first byte, its state ({@link Scripts}). */
     private static final byte IN_PROGRESS = 'I';
@@ -108,6 +115,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private final Connector connector;
     private final String where;
+    /** The prefix and the start of the hash tag, {@code p:{}, which begin each of this store's Redis keys. */
+    private final byte[] keyStart;
     private final Duration timeout;
     private final LongSupplier offsetMillis;
     private final Object connecting = new Object();
@@ -134,13 +143,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private RedisIdempotencyStore(Builder b) {
         this.timeout = b.timeout;
         this.offsetMillis = b.offsetMillis;
+        this.keyStart = keyStart(b.prefix);
         this.connector = b.connector();
         this.where = connector.where();
         boolean oneServer = !(connector instanceof ClusterConnector);
         this.claims = oneServer ? batcher(Scripts.CLAIM) : null;
         this.completions = oneServer ? batcher(Scripts.COMPLETE) : null;
         this.failures = oneServer ? batcher(Scripts.FAIL) : null;
-        this.wakeups = new RedisWakeups(connector.client(), connector::connectPubSub, timeout, where);
+        this.wakeups = new RedisWakeups(connector.client(), connector::connectPubSub, this::channel, timeout, where);
         try {
             connection(); // a misconfigured store fails at start, not at the first call
         } catch (RuntimeException e) {
@@ -223,6 +233,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         private final RedisClusterClient clusterClient;
         private boolean cluster;
         private Duration timeout = DEFAULT_TIMEOUT;
+        private String prefix = DEFAULT_PREFIX;
         private LongSupplier offsetMillis = () -> 0L;
 
         private Builder(@Nullable RedisURI uri, @Nullable String text, @Nullable RedisClient client,
@@ -273,6 +284,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return this;
         }
 
+        /**
+         * The prefix of every Redis key and channel of the store, {@value RedisIdempotencyStore#DEFAULT_PREFIX} unless
+         * set: records are
+         * {@code prefix:{b}:h}, counters {@code prefix:{b}:t}. Stores with different prefixes on one server (and
+         * database) never see each other's records, tokens or wake-ups. Give each application its own, and its ACL
+         * user the patterns {@code ~prefix:*} and {@code &prefix:*}.
+         *
+         * @param prefix 1 to {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH} ASCII letters, digits and
+         *               {@code . _ : / -}, not ending with {@code :} (the store adds it); no braces (they would
+         *               change the keys' Cluster hash tag), no whitespace, no glob characters {@code * ? [ ]} (they
+         *               would widen an ACL key pattern)
+         * @return this builder
+         * @throws IdempotencyConfigurationException when {@code prefix} is not such a prefix, naming it
+         */
+        public Builder prefix(String prefix) {
+            this.prefix = KeyPrefix.valid(prefix);
+            return this;
+        }
+
         /** Tests only: milliseconds added to the server's now in every script, so a test moves the store's time. */
         Builder serverTimeOffset(LongSupplier offsetMillis) {
             this.offsetMillis = Objects.requireNonNull(offsetMillis, "offsetMillis");
@@ -313,7 +343,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(request, "request");
         String key = request.key();
         KeyNames names = KEY_NAMES.get();
-        byte[][] keys = names.of(key);
+        byte[][] keys = names.of(keyStart, key);
         EncodedLease lease = lease(request.lease().toMillis());
         byte[] fields = fields(names.lastKeyBytes, bytes(request.payloadHash()), owner(request.owner()));
         byte[] window = request.window().isZero() ? ZERO : number(request.window().toMillis());
@@ -426,7 +456,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * slot of the empty key, each key's scripts reading their own master's clock.
      */
     Instant serverNow() {
-        List<byte[]> time = await("read the time", "", connection().time(redisKeys("")[0]));
+        List<byte[]> time = await("read the time", "", connection().time(recordKey("")[0]));
         long micros = Long.parseLong(text(time.get(0))) * 1_000_000L + Long.parseLong(text(time.get(1)));
         return Instant.ofEpochMilli(micros / 1_000 + offsetMillis.getAsLong());
     }
@@ -460,23 +490,40 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     // Plumbing
 
     /**
-     * The Redis keys of {@code key}: its record and its bucket's token counter, in one slot. The arrays may be shared
-     * with other calls of the same thread: callers never change them.
+     * The Redis keys of {@code key} under the default prefix: its record and its bucket's token counter, in one slot.
+     * The arrays may be shared with other calls of the same thread: callers never change them.
      */
     static byte[][] redisKeys(String key) {
-        return KEY_NAMES.get().of(key);
+        return KEY_NAMES.get().of(DEFAULT_KEY_START, key);
     }
 
-    /** The Redis key of {@code key}'s record alone, shared like {@link #redisKeys}'s. */
-    private static byte[][] recordKey(String key) {
+    /** The Redis keys of {@code key} under {@code prefix}, as {@link #redisKeys(String)} (for tests). */
+    static byte[][] redisKeys(String prefix, String key) {
+        return KEY_NAMES.get().of(keyStart(KeyPrefix.valid(prefix)), key);
+    }
+
+    /** The Redis key of {@code key}'s record alone, under this store's prefix, shared like {@link #redisKeys}'s. */
+    private byte[][] recordKey(String key) {
         KeyNames names = KEY_NAMES.get();
-        names.of(key);
+        names.of(keyStart, key);
         return names.lastRecord;
+    }
+
+    /** The wake-up channel of {@code key}: its record's name ({@link RedisWakeups}). */
+    private String channel(String key) {
+        return new String(recordKey(key)[0], StandardCharsets.UTF_8);
+    }
+
+    /** The start of every Redis key under {@code prefix}: the prefix, its ':' and the hash tag's opening brace. */
+    private static byte[] keyStart(String prefix) {
+        return bytes(prefix + ":{");
     }
 
     /** A thread's SHA-256 digest and its last key's Redis keys (see {@link #KEY_NAMES}). */
     private static final class KeyNames {
         private final MessageDigest sha256;
+        @Nullable
+        private byte[] lastKeyStart;
         @Nullable
         private String lastKey;
         /** The last key's UTF-8 bytes, which the claim also sends as the record's key. */
@@ -493,8 +540,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
         }
 
-        byte[][] of(String key) {
-            if (key.equals(lastKey)) {
+        /** The names of {@code key} under {@code keyStart} (compared by identity: a store's is one array). */
+        byte[][] of(byte[] keyStart, String key) {
+            if (keyStart == lastKeyStart && key.equals(lastKey)) {
                 return lastNames;
             }
             byte[] keyBytes = bytes(key);
@@ -504,15 +552,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 hex[2 * i] = HEX[(hash[i] >> 4) & 0xf];
                 hex[2 * i + 1] = HEX[hash[i] & 0xf];
             }
-            // idem:{b}: then h for the record, t for the counter
-            int tagged = PREFIX.length + BUCKET_DIGITS + TAG_END.length;
+            // p:{b}: then h for the record, t for the counter
+            int tagged = keyStart.length + BUCKET_DIGITS + TAG_END.length;
             byte[] record = new byte[tagged + hex.length];
-            System.arraycopy(PREFIX, 0, record, 0, PREFIX.length);
-            System.arraycopy(hex, 0, record, PREFIX.length, BUCKET_DIGITS);
-            System.arraycopy(TAG_END, 0, record, PREFIX.length + BUCKET_DIGITS, TAG_END.length);
+            System.arraycopy(keyStart, 0, record, 0, keyStart.length);
+            System.arraycopy(hex, 0, record, keyStart.length, BUCKET_DIGITS);
+            System.arraycopy(TAG_END, 0, record, keyStart.length + BUCKET_DIGITS, TAG_END.length);
             System.arraycopy(hex, 0, record, tagged, hex.length);
             byte[] counter = Arrays.copyOf(record, tagged + 1);
             counter[tagged] = COUNTER;
+            lastKeyStart = keyStart;
             lastKey = key;
             lastKeyBytes = keyBytes;
             lastNames = new byte[][] {record, counter};
