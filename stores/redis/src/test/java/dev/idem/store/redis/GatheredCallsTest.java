@@ -48,8 +48,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Concurrent claims and completions gathered into one script call ({@link ScriptBatcher}), on a redis-server of the
  * test's own: while a call is on its way, the next callers' items queue and leave together in one call, each applied
- * as if alone; and a call that fails fails each of its callers, and those queued behind it, without blocking the
- * store. The call on its way is held by the server sleeping ({@code DEBUG SLEEP}, sent just before it on the store's
+ * as if alone and answered to its own caller; an item that cannot be applied fails its own caller only; a call that
+ * fails as a whole fails all its callers at once, and those queued behind it, without blocking the store. The call on its way is held by the server sleeping ({@code DEBUG SLEEP}, sent just before it on the store's
  * connection), and the test watches the batcher's own state, so which call carries which item is decided by the test.
  */
 class GatheredCallsTest {
@@ -99,6 +99,7 @@ class GatheredCallsTest {
                 .timeout(Duration.ofSeconds(20)).build()) {
             store.claim(request(run + "warm-up")); // the connection is open and the script loaded
             long callsBefore = evalshaCalls();
+            idle(store::claimsOnTheirWay);
             RedisFuture<String> asleep = sleepFor(store, SLEEP_SECONDS);
             List<Future<ClaimOutcome>> outcomes = new ArrayList<>();
             outcomes.add(pool.submit(() -> store.claim(request(run + "first"))));
@@ -149,6 +150,7 @@ class GatheredCallsTest {
                 .timeout(Duration.ofSeconds(1)).build()) {
             store.claim(request(run + "warm-up"));
             List<Future<ClaimOutcome>> outcomes = new ArrayList<>();
+            idle(store::claimsOnTheirWay);
             sleepFor(store, SLEEP_SECONDS);
             outcomes.add(pool.submit(() -> store.claim(request(run + "first"))));
             await(() -> store.queuedClaims() == 0 && store.claimsOnTheirWay(), "the first claim is on its way");
@@ -261,6 +263,7 @@ class GatheredCallsTest {
 
             // Completions gathered likewise: every third one with a token that is not its claim's, so refused.
             store.claim(request(run + "warm-up"));
+            idle(store::completionsOnTheirWay);
             RedisFuture<String> asleep = sleepFor(store, SLEEP_SECONDS);
             Future<Boolean> first = pool.submit(() -> store.complete(run + "warm-up", 1, new byte[] {0},
                     Duration.ofMinutes(1)));
@@ -307,6 +310,7 @@ class GatheredCallsTest {
         Duration callersTimeout = Duration.ofSeconds(90);
         try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(asUser).timeout(callersTimeout).build()) {
             store.claim(request(run + "warm-up"));
+            idle(store::claimsOnTheirWay);
             RedisFuture<String> asleep = sleepFor(store, SLEEP_SECONDS);
             Future<ClaimOutcome> first = pool.submit(() -> store.claim(request(run + "first")));
             await(() -> store.queuedClaims() == 0 && store.claimsOnTheirWay(), "the first claim is on its way");
@@ -315,7 +319,10 @@ class GatheredCallsTest {
                 String key = run + "queued-" + i;
                 queued.add(pool.submit(() -> store.claim(request(key))));
             }
-            await(() -> store.queuedClaims() == QUEUED, "the claims queue behind the first");
+            await(() -> store.queuedClaims() == QUEUED, () -> "the claims queue behind the first (queued "
+                    + store.queuedClaims() + ", on its way " + store.claimsOnTheirWay() + ", done "
+                    + queued.stream().filter(Future::isDone).count() + ", first done " + first.isDone()
+                    + ", asleep " + describeSleep(asleep) + ")");
             // Read by the server as it wakes, before the queued claims' call (sent once the first is answered)
             // arrives: that call is refused as a whole.
             RedisFuture<String> revoked = adminConnection.async().aclSetuser(user,
@@ -353,6 +360,7 @@ class GatheredCallsTest {
                                                            Function<String, ClaimRequest> request)
             throws Exception {
         store.claim(request(run + "gather-warm-up"));
+        idle(store::claimsOnTheirWay);
         RedisFuture<String> asleep = sleepFor(store, SLEEP_SECONDS);
         Future<ClaimOutcome> first = pool.submit(() -> store.claim(request(run + "gather-first")));
         await(() -> store.queuedClaims() == 0 && store.claimsOnTheirWay(), "the first claim is on its way");
@@ -366,6 +374,15 @@ class GatheredCallsTest {
         assertFalse(asleep.isDone(), () -> "the server slept until all had queued: " + describeSleep(asleep));
         assertInstanceOf(ClaimOutcome.Acquired.class, first.get(30, TimeUnit.SECONDS));
         return outcomes;
+    }
+
+    /**
+     * Waits until the batcher watched by {@code onItsWay} has no call on its way, so that the next call that leaves
+     * is the test's first one: the event loop clears a call's flag just after it hands the call's replies out, so a
+     * caller that got its reply may still see it set.
+     */
+    private static void idle(BooleanSupplier onItsWay) throws InterruptedException {
+        await(() -> !onItsWay.getAsBoolean(), "the previous call is over");
     }
 
     /** The Redis key at {@code index} of {@code key}'s names (0 the record, 1 its bucket's counter). */
