@@ -115,7 +115,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private final Connector connector;
     private final String where;
-    /** The prefix and the start of the hash tag, {@code p:{}, which begin each of this store's Redis keys. */
+    /** The prefix, its colon and the hash tag's opening brace, which begin each of this store's Redis keys. */
     private final byte[] keyStart;
     private final Duration timeout;
     private final LongSupplier offsetMillis;
@@ -286,10 +286,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
         /**
          * The prefix of every Redis key and channel of the store, {@value RedisIdempotencyStore#DEFAULT_PREFIX} unless
-         * set: records are
-         * {@code prefix:{b}:h}, counters {@code prefix:{b}:t}. Stores with different prefixes on one server (and
-         * database) never see each other's records, tokens or wake-ups. Give each application its own, and its ACL
-         * user the patterns {@code ~prefix:*} and {@code &prefix:*}.
+         * set: records are {@code prefix:{b}:h}, counters {@code prefix:{b}:t}. Stores with different prefixes on one
+         * server (and database) never see each other's records, tokens or wake-ups. Give each application its own,
+         * and its ACL user the patterns {@code ~prefix:*} and {@code &prefix:*}.
          *
          * @param prefix 1 to {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH} ASCII letters, digits and
          *               {@code . _ : / -}, not ending with {@code :} (the store adds it); no braces (they would
