@@ -49,8 +49,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Concurrent claims and completions gathered into one script call ({@link ScriptBatcher}), on a redis-server of the
  * test's own: while a call is on its way, the next callers' items queue and leave together in one call, each applied
  * as if alone and answered to its own caller; an item that cannot be applied fails its own caller only; a call that
- * fails as a whole fails all its callers at once, and those queued behind it, without blocking the store. The call on its way is held by the server sleeping ({@code DEBUG SLEEP}, sent just before it on the store's
- * connection), and the test watches the batcher's own state, so which call carries which item is decided by the test.
+ * fails as a whole fails all its callers at once, and those queued behind it, without blocking the store. The call
+ * on its way is held by the server sleeping ({@code DEBUG SLEEP}, sent just before it on the store's connection), and
+ * the test watches the batcher's own state, so which call carries which item is decided by the test.
  */
 class GatheredCallsTest {
     private static final int QUEUED = 20;
