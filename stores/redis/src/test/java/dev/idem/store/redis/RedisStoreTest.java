@@ -44,6 +44,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
@@ -538,6 +539,52 @@ class RedisStoreTest {
             }
             assertEquals("value", admin.hget(names[0], "field"), "left as it was");
             admin.del(names[0]);
+        }
+    }
+
+    @Test
+    void aForeignValueUnderABucketsCounterFailsTheClaimAloneAndLeavesTheRecordAndTheCounterAsTheyWere() {
+        // A prefix of its own: the counters of the default prefix are shared with every other test on the server.
+        String prefix = "idem-counter-" + UUID.randomUUID().toString().substring(0, 8);
+        AtomicLong offset = new AtomicLong();
+        String taken = key("counter-takeover");
+        String fresh = key("counter-fresh");
+        String takenCounter = new String(RedisIdempotencyStore.redisKeys(prefix, taken)[1], StandardCharsets.UTF_8);
+        String freshRecord = new String(RedisIdempotencyStore.redisKeys(prefix, fresh)[0], StandardCharsets.UTF_8);
+        String freshCounter = new String(RedisIdempotencyStore.redisKeys(prefix, fresh)[1], StandardCharsets.UTF_8);
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(redis.uri()).prefix(prefix)
+                .serverTimeOffset(offset::get).build()) {
+            long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(taken))).fencingToken();
+            offset.set(LEASE.multipliedBy(2).toMillis()); // the lease has passed: the next claim takes over
+            admin.del(takenCounter);
+            admin.hset(takenCounter, "field", "value");
+            IdempotencyStoreException wrongType = assertThrows(IdempotencyStoreException.class,
+                    () -> store.claim(request(taken)));
+            assertTrue(wrongType.getMessage().contains(takenCounter) && wrongType.getMessage().contains("WRONGTYPE"),
+                    wrongType.getMessage());
+            admin.del(takenCounter);
+            admin.set(takenCounter, "not a number");
+            IdempotencyStoreException notANumber = assertThrows(IdempotencyStoreException.class,
+                    () -> store.claim(request(taken)));
+            assertTrue(notANumber.getMessage().contains(takenCounter + ": holds a value that is not a token counter"),
+                    notANumber.getMessage());
+            assertEquals("not a number", admin.get(takenCounter), "the counter is put back as it was");
+            assertEquals(token, store.get(taken).orElseThrow().fencingToken(), "the record was not replaced");
+
+            admin.set(freshCounter, "not a number");
+            assertThrows(IdempotencyStoreException.class, () -> store.claim(request(fresh)));
+            assertEquals(0L, admin.exists(freshRecord), "a fresh claim that failed leaves no record");
+            assertEquals("not a number", admin.get(freshCounter));
+
+            admin.del(takenCounter, freshCounter);
+            long after = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(taken)),
+                    "the counter gone, the takeover goes through").fencingToken();
+            assertTrue(after > token, token + " then " + after);
+            assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(fresh)));
+            store.delete(taken);
+            store.delete(fresh);
+        } finally {
+            admin.del(takenCounter, freshCounter);
         }
     }
 
