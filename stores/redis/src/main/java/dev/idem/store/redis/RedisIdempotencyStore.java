@@ -356,10 +356,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             throw notApplied("claim", key, found);
         }
         if (status == 0) { // {0, now, record}
-            return new ClaimOutcome.Existing(Objects.requireNonNull(record(found, 2), "the claim lost to no record"),
-                    Instant.ofEpochMilli((Long) found.get(1)));
+            return new ClaimOutcome.Existing(Objects.requireNonNull(record("claim", key, keys[0], found, 2),
+                    "the claim lost to no record"), Instant.ofEpochMilli((Long) found.get(1)));
         }
-        return new ClaimOutcome.Acquired((Long) found.get(1), record(found, 3), // {1, token, now, replaced}
+        // {1, token, now, replaced}
+        return new ClaimOutcome.Acquired((Long) found.get(1), record("claim", key, keys[0], found, 3),
                 Instant.ofEpochMilli((Long) found.get(2)));
     }
 
@@ -408,8 +409,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<IdempotencyRecord> get(String key) {
         Objects.requireNonNull(key, "key");
-        List<Object> reply = run("get", key, Scripts.GET, recordKey(key), offset());
-        IdempotencyRecord record = record(reply, 1);
+        byte[][] names = recordKey(key);
+        List<Object> reply = run("get", key, Scripts.GET, names, offset());
+        IdempotencyRecord record = record("get", key, names[0], reply, 1);
         if (record == null || record.isExpiredAt(Instant.ofEpochMilli((Long) reply.get(0)))) {
             return Optional.empty();
         }
@@ -807,10 +809,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return reply == 1L;
     }
 
-    /** The record at {@code index} of {@code reply}, or null when absent. */
+    /**
+     * The record at {@code index} of {@code reply}, read from {@code redisKey} by {@code operation} of {@code key}, or
+     * null when absent.
+     *
+     * @throws IdempotencyStoreException naming the operation and the Redis key when the value there is not a record
+     */
     @Nullable
-    private static IdempotencyRecord record(List<?> reply, int index) {
-        return reply.size() > index ? record((byte[]) reply.get(index)) : null;
+    private IdempotencyRecord record(String operation, String key, byte[] redisKey, List<?> reply, int index) {
+        if (reply.size() <= index) {
+            return null;
+        }
+        byte[] raw = (byte[]) reply.get(index);
+        try {
+            return parse(raw);
+        } catch (RuntimeException e) {
+            throw new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
+                    + where + ": Redis key " + new String(redisKey, StandardCharsets.UTF_8) + " holds a value of "
+                    + raw.length + " bytes that is not a record of this store's format", e);
+        }
     }
 
     /**

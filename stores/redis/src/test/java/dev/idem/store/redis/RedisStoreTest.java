@@ -521,8 +521,11 @@ class RedisStoreTest {
         try (RedisIdempotencyStore store = open()) {
             for (String foreign : List.of("hello", "C" + "9".repeat(80) + "x")) {
                 admin.set(names[0], foreign);
-                assertThrows(IdempotencyStoreException.class, () -> store.claim(request(key)), foreign);
-                assertThrows(IdempotencyStoreException.class, () -> store.get(key), foreign);
+                for (Executable reading : List.<Executable>of(() -> store.claim(request(key)), () -> store.get(key))) {
+                    IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, reading, foreign);
+                    assertTrue(e.getMessage().contains("Redis key " + names[0])
+                            && e.getMessage().contains("not a record of this store"), e.getMessage());
+                }
                 assertFalse(store.complete(key, 1_000_000_000_000_000L, new byte[] {1}, Duration.ofMinutes(1)),
                         "a completion finds no claim of its token in " + foreign);
                 assertEquals(foreign, admin.get(names[0]), "left as it was");
