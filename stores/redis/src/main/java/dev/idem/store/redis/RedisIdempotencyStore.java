@@ -40,17 +40,20 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Keys.</b> An idempotency key {@code K} is named by {@code h}, the first 128 bits of the SHA-256 of K's UTF-8
  * bytes in hex (32 digits; two keys share them with a chance of about 2^-64 in 2^32 keys), and belongs to the bucket
- * {@code b}, the first 3 of those digits (one of {@value #BUCKETS}). Its record is the string {@code idem:{b}:h},
+ * {@code b}, the first 3 of those digits (one of {@value #BUCKETS}). Its record is the string {@code p:{b}:h},
  * holding K exactly beside the record's fields ({@link Scripts}); the bucket's fencing-token counter is
- * {@code idem:{b}:t}. The hash tag {@code {b}} puts both in one Cluster slot, and spreads the keys over 4,096 tags,
- * so over the masters of a Cluster.
+ * {@code p:{b}:t}; its wake-up channel is named as its record ({@link RedisWakeups}). {@code p} is the store's prefix,
+ * {@value #DEFAULT_PREFIX} unless {@link Builder#prefix(String) set}, so two applications sharing a server (and a
+ * database) keep apart by their prefixes. The hash tag {@code {b}} puts a record and its counter in one Cluster slot,
+ * and spreads the keys over 4,096 tags, so over the masters of a Cluster.
  *
  * <p><b>One atomic step per operation.</b> Claim, complete, fail, renew, release, delete and get are each one Lua
  * script run by {@code EVALSHA} (loaded on first use, and again when the server answers {@code NOSCRIPT}), so each is
  * one round trip; a lost claim returns the record it lost to in that same round trip. Every write after a claim is
  * guarded by the claim's fencing token inside its script. On one server (standalone or Sentinel), the claims of
  * concurrent callers are gathered into one script call while the previous one is on its way, and so are completions
- * and failures ({@link ScriptBatcher}); each item is still applied atomically, as if alone.
+ * and failures ({@link ScriptBatcher}); each item is still applied atomically, as if alone, and one that cannot be
+ * applied (a value that is not this store's under its Redis keys) fails its own caller only, naming the Redis key.
  *
  * <p><b>Time is the server's</b> ({@code TIME}, read inside each script, in milliseconds), so processes with skewed
  * clocks agree. Expiry is decided in the script from the record's {@code expiresAt}; the Redis TTL of a record is its
@@ -82,13 +85,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final Duration TTL_MARGIN = Duration.ofMinutes(1);
     /** How many buckets of keys there are, each with its token counter: 16^3, one per 3-hex-digit hash tag. */
     public static final int BUCKETS = 4096;
+    /** The prefix of the store's Redis keys and channels unless {@link Builder#prefix(String) set}. */
+    public static final String DEFAULT_PREFIX = "idem";
+    /** The longest prefix: every record's name and channel carries it. */
+    public static final int MAX_PREFIX_LENGTH = 64;
 
-    private static final byte[] PREFIX = bytes("idem:{");
+    /** The default prefix and the start of the hash tag, which begin every Redis key of a store. */
+    private static final byte[] DEFAULT_KEY_START = keyStart(DEFAULT_PREFIX);
     /** The hex digits of a bucket: its hash tag. */
     private static final int BUCKET_DIGITS = 3;
     /** After the bucket: the end of the hash tag. */
     private static final byte[] TAG_END = bytes("}:");
-    /** The counter's name within its bucket, {@code idem:{b}:t}; a record's is its 32-digit h. */
+    /** The counter's name within its bucket, {@code p:{b}:t}; a record's is its 32-digit h. */
     private static final byte COUNTER = 't';
     /** The record's first byte, its state ({@link Scripts}). */
     private static final byte IN_PROGRESS = 'I';
@@ -96,6 +104,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final int HASH_BYTES = 16;
     private static final long TTL_MARGIN_MILLIS = TTL_MARGIN.toMillis();
     private static final byte[] ZERO = number(0);
+    /** The status of a script's reply for an item it could not apply, {@code {-1, why}} ({@link Scripts#CLAIM}). */
+    private static final long NOT_APPLIED = -1;
     private static final byte[] HEX = bytes("0123456789abcdef");
     /**
      * Per thread: a SHA-256 digest, and the Redis keys of the last idempotency key it named. An engine completes a
@@ -105,6 +115,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private final Connector connector;
     private final String where;
+    /** The prefix, its colon and the hash tag's opening brace, which begin each of this store's Redis keys. */
+    private final byte[] keyStart;
     private final Duration timeout;
     private final LongSupplier offsetMillis;
     private final Object connecting = new Object();
@@ -131,13 +143,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private RedisIdempotencyStore(Builder b) {
         this.timeout = b.timeout;
         this.offsetMillis = b.offsetMillis;
+        this.keyStart = keyStart(b.prefix);
         this.connector = b.connector();
         this.where = connector.where();
         boolean oneServer = !(connector instanceof ClusterConnector);
         this.claims = oneServer ? batcher(Scripts.CLAIM) : null;
         this.completions = oneServer ? batcher(Scripts.COMPLETE) : null;
         this.failures = oneServer ? batcher(Scripts.FAIL) : null;
-        this.wakeups = new RedisWakeups(connector.client(), connector::connectPubSub, timeout, where);
+        this.wakeups = new RedisWakeups(connector.client(), connector::connectPubSub, this::channel, timeout, where);
         try {
             connection(); // a misconfigured store fails at start, not at the first call
         } catch (RuntimeException e) {
@@ -220,6 +233,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         private final RedisClusterClient clusterClient;
         private boolean cluster;
         private Duration timeout = DEFAULT_TIMEOUT;
+        private String prefix = DEFAULT_PREFIX;
         private LongSupplier offsetMillis = () -> 0L;
 
         private Builder(@Nullable RedisURI uri, @Nullable String text, @Nullable RedisClient client,
@@ -270,6 +284,24 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return this;
         }
 
+        /**
+         * The prefix of every Redis key and channel of the store, {@value RedisIdempotencyStore#DEFAULT_PREFIX} unless
+         * set: records are {@code prefix:{b}:h}, counters {@code prefix:{b}:t}. Stores with different prefixes on one
+         * server (and database) never see each other's records, tokens or wake-ups. Give each application its own,
+         * and its ACL user the patterns {@code ~prefix:*} and {@code &prefix:*}.
+         *
+         * @param prefix 1 to {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH} ASCII letters, digits and
+         *               {@code . _ : / -}, not ending with {@code :} (the store adds it); no braces (they would
+         *               change the keys' Cluster hash tag), no whitespace, no glob characters {@code * ? [ ]} (they
+         *               would widen an ACL key pattern)
+         * @return this builder
+         * @throws IdempotencyConfigurationException when {@code prefix} is not such a prefix, naming it
+         */
+        public Builder prefix(String prefix) {
+            this.prefix = KeyPrefix.valid(prefix);
+            return this;
+        }
+
         /** Tests only: milliseconds added to the server's now in every script, so a test moves the store's time. */
         Builder serverTimeOffset(LongSupplier offsetMillis) {
             this.offsetMillis = Objects.requireNonNull(offsetMillis, "offsetMillis");
@@ -310,7 +342,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(request, "request");
         String key = request.key();
         KeyNames names = KEY_NAMES.get();
-        byte[][] keys = names.of(key);
+        byte[][] keys = names.of(keyStart, key);
         EncodedLease lease = lease(request.lease().toMillis());
         byte[] fields = fields(names.lastKeyBytes, bytes(request.payloadHash()), owner(request.owner()));
         byte[] window = request.window().isZero() ? ZERO : number(request.window().toMillis());
@@ -320,11 +352,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
         List<?> found = (List<?>) reply;
         long status = (Long) found.get(0);
-        if (status == 0) { // {0, now, record}
-            return new ClaimOutcome.Existing(Objects.requireNonNull(record(found, 2), "the claim lost to no record"),
-                    Instant.ofEpochMilli((Long) found.get(1)));
+        if (status == NOT_APPLIED) {
+            throw notApplied("claim", key, found);
         }
-        return new ClaimOutcome.Acquired((Long) found.get(1), record(found, 3), // {1, token, now, replaced}
+        if (status == 0) { // {0, now, record}
+            return new ClaimOutcome.Existing(Objects.requireNonNull(record("claim", key, keys[0], found, 2),
+                    "the claim lost to no record"), Instant.ofEpochMilli((Long) found.get(1)));
+        }
+        // {1, token, now, replaced}
+        return new ClaimOutcome.Acquired((Long) found.get(1), record("claim", key, keys[0], found, 3),
                 Instant.ofEpochMilli((Long) found.get(2)));
     }
 
@@ -348,8 +384,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         // the stored copy is Redis's.
         byte[] px = number(keep + TTL_MARGIN_MILLIS);
         boolean completing = state == RecordState.COMPLETED;
-        return applied((Long) gathered(operation, key, completing ? Scripts.COMPLETE : Scripts.FAIL,
-                completing ? completions : failures, recordKey(key), owned(fencingToken), px, encoded.clone()));
+        Object reply = gathered(operation, key, completing ? Scripts.COMPLETE : Scripts.FAIL,
+                completing ? completions : failures, recordKey(key), owned(fencingToken), px, encoded.clone());
+        if (reply instanceof List<?> refused) {
+            throw notApplied(operation, key, refused);
+        }
+        return applied((Long) reply);
     }
 
     @Override
@@ -369,8 +409,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<IdempotencyRecord> get(String key) {
         Objects.requireNonNull(key, "key");
-        List<Object> reply = run("get", key, Scripts.GET, recordKey(key), offset());
-        IdempotencyRecord record = record(reply, 1);
+        byte[][] names = recordKey(key);
+        List<Object> reply = run("get", key, Scripts.GET, names, offset());
+        IdempotencyRecord record = record("get", key, names[0], reply, 1);
         if (record == null || record.isExpiredAt(Instant.ofEpochMilli((Long) reply.get(0)))) {
             return Optional.empty();
         }
@@ -416,7 +457,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * slot of the empty key, each key's scripts reading their own master's clock.
      */
     Instant serverNow() {
-        List<byte[]> time = await("read the time", "", connection().time(redisKeys("")[0]));
+        List<byte[]> time = await("read the time", "", connection().time(recordKey("")[0]));
         long micros = Long.parseLong(text(time.get(0))) * 1_000_000L + Long.parseLong(text(time.get(1)));
         return Instant.ofEpochMilli(micros / 1_000 + offsetMillis.getAsLong());
     }
@@ -431,6 +472,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return Objects.requireNonNull(claims).sending();
     }
 
+    /** How many completions wait for a call of the complete script on its way (for tests); standalone only. */
+    int queuedCompletions() {
+        return Objects.requireNonNull(completions).queued();
+    }
+
+    /** Whether a call of the complete script is on its way (for tests); standalone stores only. */
+    boolean completionsOnTheirWay() {
+        return Objects.requireNonNull(completions).sending();
+    }
+
     /** The connection the store uses now, for tests that drop it; standalone stores only. */
     StatefulRedisConnection<byte[], byte[]> currentConnection() {
         return ((StandaloneConnector.Standalone) connection()).connection();
@@ -440,23 +491,40 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     // Plumbing
 
     /**
-     * The Redis keys of {@code key}: its record and its bucket's token counter, in one slot. The arrays may be shared
-     * with other calls of the same thread: callers never change them.
+     * The Redis keys of {@code key} under the default prefix: its record and its bucket's token counter, in one slot.
+     * The arrays may be shared with other calls of the same thread: callers never change them.
      */
     static byte[][] redisKeys(String key) {
-        return KEY_NAMES.get().of(key);
+        return KEY_NAMES.get().of(DEFAULT_KEY_START, key);
     }
 
-    /** The Redis key of {@code key}'s record alone, shared like {@link #redisKeys}'s. */
-    private static byte[][] recordKey(String key) {
+    /** The Redis keys of {@code key} under {@code prefix}, as {@link #redisKeys(String)} (for tests). */
+    static byte[][] redisKeys(String prefix, String key) {
+        return KEY_NAMES.get().of(keyStart(KeyPrefix.valid(prefix)), key);
+    }
+
+    /** The Redis key of {@code key}'s record alone, under this store's prefix, shared like {@link #redisKeys}'s. */
+    private byte[][] recordKey(String key) {
         KeyNames names = KEY_NAMES.get();
-        names.of(key);
+        names.of(keyStart, key);
         return names.lastRecord;
+    }
+
+    /** The wake-up channel of {@code key}: its record's name ({@link RedisWakeups}). */
+    private String channel(String key) {
+        return new String(recordKey(key)[0], StandardCharsets.UTF_8);
+    }
+
+    /** The start of every Redis key under {@code prefix}: the prefix, its ':' and the hash tag's opening brace. */
+    private static byte[] keyStart(String prefix) {
+        return bytes(prefix + ":{");
     }
 
     /** A thread's SHA-256 digest and its last key's Redis keys (see {@link #KEY_NAMES}). */
     private static final class KeyNames {
         private final MessageDigest sha256;
+        @Nullable
+        private byte[] lastKeyStart;
         @Nullable
         private String lastKey;
         /** The last key's UTF-8 bytes, which the claim also sends as the record's key. */
@@ -473,8 +541,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
         }
 
-        byte[][] of(String key) {
-            if (key.equals(lastKey)) {
+        /** The names of {@code key} under {@code keyStart} (compared by identity: a store's is one array). */
+        byte[][] of(byte[] keyStart, String key) {
+            if (keyStart == lastKeyStart && key.equals(lastKey)) {
                 return lastNames;
             }
             byte[] keyBytes = bytes(key);
@@ -484,15 +553,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 hex[2 * i] = HEX[(hash[i] >> 4) & 0xf];
                 hex[2 * i + 1] = HEX[hash[i] & 0xf];
             }
-            // idem:{b}: then h for the record, t for the counter
-            int tagged = PREFIX.length + BUCKET_DIGITS + TAG_END.length;
+            // p:{b}: then h for the record, t for the counter
+            int tagged = keyStart.length + BUCKET_DIGITS + TAG_END.length;
             byte[] record = new byte[tagged + hex.length];
-            System.arraycopy(PREFIX, 0, record, 0, PREFIX.length);
-            System.arraycopy(hex, 0, record, PREFIX.length, BUCKET_DIGITS);
-            System.arraycopy(TAG_END, 0, record, PREFIX.length + BUCKET_DIGITS, TAG_END.length);
+            System.arraycopy(keyStart, 0, record, 0, keyStart.length);
+            System.arraycopy(hex, 0, record, keyStart.length, BUCKET_DIGITS);
+            System.arraycopy(TAG_END, 0, record, keyStart.length + BUCKET_DIGITS, TAG_END.length);
             System.arraycopy(hex, 0, record, tagged, hex.length);
             byte[] counter = Arrays.copyOf(record, tagged + 1);
             counter[tagged] = COUNTER;
+            lastKeyStart = keyStart;
             lastKey = key;
             lastKeyBytes = keyBytes;
             lastNames = new byte[][] {record, counter};
@@ -726,14 +796,38 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 + where + ": " + why, cause);
     }
 
+    /**
+     * The failure of one item of a call that could not be applied, {@code {-1, why}} ({@link Scripts#CLAIM}): a value
+     * that is not this store's under its keys. Only its caller fails; the call's other items were applied alone.
+     */
+    private IdempotencyStoreException notApplied(String operation, String key, List<?> reply) {
+        return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
+                + where + ": Redis key " + text(reply.get(1)));
+    }
+
     private static boolean applied(Long reply) {
         return reply == 1L;
     }
 
-    /** The record at {@code index} of {@code reply}, or null when absent. */
+    /**
+     * The record at {@code index} of {@code reply}, read from {@code redisKey} by {@code operation} of {@code key}, or
+     * null when absent.
+     *
+     * @throws IdempotencyStoreException naming the operation and the Redis key when the value there is not a record
+     */
     @Nullable
-    private static IdempotencyRecord record(List<?> reply, int index) {
-        return reply.size() > index ? record((byte[]) reply.get(index)) : null;
+    private IdempotencyRecord record(String operation, String key, byte[] redisKey, List<?> reply, int index) {
+        if (reply.size() <= index) {
+            return null;
+        }
+        byte[] raw = (byte[]) reply.get(index);
+        try {
+            return parse(raw);
+        } catch (RuntimeException e) {
+            throw new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
+                    + where + ": Redis key " + new String(redisKey, StandardCharsets.UTF_8) + " holds a value of "
+                    + raw.length + " bytes that is not a record of this store's format", e);
+        }
     }
 
     /**

@@ -17,15 +17,18 @@ import java.util.regex.Pattern;
  * Makes the Redis store known as {@code redis}. Keys: {@code idem.redis.uri} (required: {@code redis://},
  * {@code rediss://} for TLS, an ACL user and password in the URI, or {@code redis-sentinel://}),
  * {@code idem.redis.cluster} [false], true when the URI names seed nodes of a Redis Cluster
- * ({@code redis://host1:port1,host2:port2}), and {@code idem.redis.timeout} [2s], the longest a command may take
- * ({@code 500ms}, {@code 2s}, {@code 1m} or ISO-8601 such as {@code PT2S}). The engine's clock is not used: time is
- * the server's.
+ * ({@code redis://host1:port1,host2:port2}), {@code idem.redis.timeout} [2s], the longest a command may take
+ * ({@code 500ms}, {@code 2s}, {@code 1m} or ISO-8601 such as {@code PT2S}), and {@code idem.redis.prefix} [idem], the
+ * prefix of every Redis key and channel of the store ({@link RedisIdempotencyStore.Builder#prefix(String)}: letters,
+ * digits and {@code . _ : / -}, at most {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH}). The engine's clock is not
+ * used: time is the server's.
  */
 public final class RedisStoreProvider implements IdempotencyStoreProvider {
     static final String URI = "uri";
     static final String TIMEOUT = "timeout";
     static final String CLUSTER = "cluster";
-    private static final Set<String> KEYS = Set.of(URI, TIMEOUT, CLUSTER);
+    static final String PREFIX = "prefix";
+    private static final Set<String> KEYS = Set.of(URI, TIMEOUT, CLUSTER, PREFIX);
     private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m)");
 
     /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
@@ -42,7 +45,8 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
         for (String key : properties.keySet()) {
             if (!KEYS.contains(key)) {
                 throw new IdempotencyConfigurationException("unknown configuration key idem.redis." + key
-                        + "; the redis store knows idem.redis.uri, idem.redis.cluster and idem.redis.timeout");
+                        + "; the redis store knows idem.redis.uri, idem.redis.cluster, idem.redis.timeout and"
+                        + " idem.redis.prefix");
             }
         }
         String uri = properties.get(URI);
@@ -58,6 +62,10 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
         String timeout = properties.get(TIMEOUT);
         if (timeout != null) {
             builder.timeout(duration(timeout));
+        }
+        String prefix = properties.get(PREFIX);
+        if (prefix != null) {
+            builder.prefix(prefix.trim());
         }
         return builder.build();
     }

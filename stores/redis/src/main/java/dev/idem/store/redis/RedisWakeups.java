@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -27,9 +28,9 @@ import java.util.function.Supplier;
  * the channels of the keys that callers of this process are waiting for, and nothing else.
  *
  * <h2>Channels</h2>
- * The channel of an idempotency key is {@code idem:{b}:h}, the name of its record: the same hash tag,
- * so the same Cluster slot. The scripts that end an execution (complete, fail, release, delete) publish the new state
- * on it with {@code SPUBLISH} ({@link Scripts}); a watch subscribes with {@code SSUBSCRIBE}.
+ * The channel of an idempotency key is {@code p:{b}:h}, the name of its record (under the store's prefix {@code p}):
+ * the same hash tag, so the same Cluster slot. The scripts that end an execution (complete, fail, release, delete)
+ * publish the new state on it with {@code SPUBLISH} ({@link Scripts}); a watch subscribes with {@code SSUBSCRIBE}.
  *
  * <h2>One subscription per key, not per waiter</h2>
  * Watches are counted per channel ({@link KeyWatchers}): the first watch of a key subscribes its channel and waits
@@ -49,6 +50,7 @@ import java.util.function.Supplier;
 final class RedisWakeups implements AutoCloseable {
     private final AbstractRedisClient client;
     private final Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> connect;
+    private final Function<String, String> channels;
     private final Duration timeout;
     private final String where;
     private final KeyWatchers watchers = new KeyWatchers(this::unsubscribe);
@@ -80,26 +82,22 @@ final class RedisWakeups implements AutoCloseable {
     }
 
     /**
-     * @param client  the store's client; the wake-ups listen on it for the connection breaking
-     * @param connect opens a pub/sub connection
-     * @param timeout the longest a connection attempt or a subscription may take
-     * @param where   the server, as error messages name it
+     * @param client   the store's client; the wake-ups listen on it for the connection breaking
+     * @param connect  opens a pub/sub connection
+     * @param channels the channel that the scripts publish a key's changes on: its record's name ({@code KEYS[1]} of
+     *                 every script, so a script publishes without building a name; channels and keys are separate
+     *                 namespaces)
+     * @param timeout  the longest a connection attempt or a subscription may take
+     * @param where    the server, as error messages name it
      */
     RedisWakeups(AbstractRedisClient client, Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> connect,
-                 Duration timeout, String where) {
+                 Function<String, String> channels, Duration timeout, String where) {
         this.client = client;
         this.connect = connect;
+        this.channels = channels;
         this.timeout = timeout;
         this.where = where;
         client.addListener(disconnects);
-    }
-
-    /**
-     * The channel that the scripts publish {@code key}'s changes on: its record's name ({@code KEYS[1]} of every
-     * script, so a script publishes without building a name; channels and keys are separate namespaces).
-     */
-    static String channel(String key) {
-        return new String(RedisIdempotencyStore.redisKeys(key)[0], StandardCharsets.UTF_8);
     }
 
     /**
@@ -116,7 +114,7 @@ final class RedisWakeups implements AutoCloseable {
         if (unsupported) {
             return Optional.empty();
         }
-        String channel = channel(key);
+        String channel = channels.apply(key);
         KeyWatch watch = watchers.watch(channel);
         try {
             subscribe(channel, key);

@@ -26,8 +26,11 @@ import java.util.function.Supplier;
  * each caller still gets its answer in one round trip (its own, or the one it queued behind plus its own).
  *
  * <h2>Failure</h2>
- * A call that fails (no answer within the timeout, a broken connection, an error reply) fails every item in it, as a
- * command failing fails its one caller; a {@code NOSCRIPT} reply (the server forgot the script) loads the script and
+ * An item that cannot be applied (a value that is not the store's under its keys) fails alone: the scripts apply
+ * each item under its own error handling and answer it with a reply of its own, which its caller reads as a failure,
+ * while the call's other items are applied and answered as usual. A call that fails as a whole (no answer within the
+ * timeout, a broken connection, an error reply to the call) fails every item in it at once, as a command failing
+ * fails its one caller; a {@code NOSCRIPT} reply (the server forgot the script) loads the script and
  * sends the same call again once, since a script that was not found did not run. A call that got no answer within
  * the timeout stops blocking the queue once a caller's own wait times out ({@link #expireIfStuck}): its items fail,
  * and the next items leave. (No timer per call: the callers' own timeouts already watch every call.) An item whose

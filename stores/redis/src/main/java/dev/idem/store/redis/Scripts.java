@@ -111,10 +111,11 @@ final class Scripts {
      * record and its bucket's counter. ARGV: the offset ms, then per claim the record's variable fields
      * ({@code klen:plen:olen:key hash owner}), the record's PX (the lease plus the TTL margin) and the window ms (0 for
      * none). Returns one reply per claim: the token alone (an integer) when acquired over nothing (absent or expired),
-     * {@code {0, now, record}} when the claim loses to the live record, and {@code {1, token, now, replaced record}}
-     * for a takeover or supersede; now is the store's time (the server's plus the offset), which the caller needs only
-     * beside a record. Several claims in one call are how the store gathers concurrent callers' claims into one
-     * round trip ({@link ScriptBatcher}); a claim of a key an earlier claim of the same call took finds that record.
+     * {@code {0, now, record}} when the claim loses to the live record, {@code {1, token, now, replaced record}}
+     * for a takeover or supersede, and {@code {-1, why}} when the claim could not be made (see below); now is the
+     * store's time (the server's plus the offset), which the caller needs only beside a record. Several claims in one
+     * call are how the store gathers concurrent callers' claims into one round trip ({@link ScriptBatcher}); a claim
+     * of a key an earlier claim of the same call took finds that record.
      *
      * <p>Lean for the common case, a key seen for the first time (three commands): the record is written by
      * {@code SET ... NX GET}, with the floor of the token (now in microseconds), and the bucket's counter by
@@ -124,26 +125,54 @@ final class Scripts {
      * and returned it: the script decides from its header whether the claim loses (the record is returned as it is)
      * or replaces it. The header is formatted once ({@code string.format} is the dearest call a script makes), and
      * strings become numbers by arithmetic ({@code s + 0}, one conversion) rather than {@code tonumber} (two).
+     *
+     * <p><b>One claim fails alone.</b> Redis keeps what a script wrote before an error and stops at it, so an error
+     * must neither end the call (the claims after it would not run, and their callers would be told they failed) nor
+     * leave part of its claim written. A value that is not this store's under a claim's keys is such an error: a
+     * record name holding another type ({@code WRONGTYPE} before anything is written) or a string whose header cannot
+     * be read (an error in the arithmetic, before anything is written), or a counter that is not a number. Each claim
+     * runs under Lua's {@code pcall}, which catches both kinds (a {@code redis.call} error and a Lua one) and makes
+     * the claim's reply {@code {-1, why}}, why naming the Redis key; the counter, the one key written before it is
+     * read, is read by {@code redis.pcall} (an error reply, not a raised error) and checked with {@code tonumber}, and
+     * a counter that is not the store's is put back as it was (its value; a TTL it had is lost) and the record this
+     * claim wrote is deleted, so the failed claim leaves nothing behind.
      */
     static final Script CLAIM = new Script("claim", ScriptOutputType.MULTI, """
             local t = redis.call('TIME')
             local us = t[2] + 0
             local floor = t[1] * 1000000 + us + ARGV[1] * 1000
             local now = (floor - us % 1000) / 1000
+            local function draw(ck, text, tok)
+              local c = redis.pcall('SET', ck, text, 'GET')
+              if not c then return tok end
+              if type(c) == 'table' then return nil, c.err end
+              local n = tonumber(c)
+              if not n then
+                redis.call('SET', ck, c)
+                return nil, 'holds a value that is not a token counter of this store'
+              end
+              if n >= tok then
+                tok = n + 1
+                redis.call('SET', ck, string.format('%d', tok))
+              end
+              return tok
+            end
             local function claim(rk, ck, fields, px, window)
               local tok = floor
               local lu = now + px - MARGIN
               local rec = string.format('I%016d%013d%013d00000000000000000000000000', tok, now, lu) .. fields
               local raw = redis.call('SET', rk, rec, 'PX', px, 'NX', 'GET')
               if not raw then
-                local c = redis.call('SET', ck, string.sub(rec, 2, 17), 'GET')
-                if c and c + 0 >= tok then
-                  tok = c + 1
-                  redis.call('SET', ck, string.format('%d', tok))
-                  redis.call('SET', rk, string.format('I%016d%013d%013d00000000000000000000000000', tok, now, lu)
+                local drawn, why = draw(ck, string.sub(rec, 2, 17), tok)
+                if not drawn then
+                  redis.call('DEL', rk)
+                  return {-1, ck .. ': ' .. why}
+                end
+                if drawn ~= tok then
+                  redis.call('SET', rk, string.format('I%016d%013d%013d00000000000000000000000000', drawn, now, lu)
                     .. fields, 'PX', px)
                 end
-                return tok
+                return drawn
               end
               local s = string.sub(raw, 1, 1)
               local live = s == 'I' or now < string.sub(raw, 57, 69) + 0
@@ -158,19 +187,25 @@ final class Scripts {
               end
               local rt = string.sub(raw, 2, 17) + 0
               if rt + 1 > tok then tok = rt + 1 end
-              local c = redis.call('SET', ck, string.format('%d', tok), 'GET')
-              if c and c + 1 > tok then
-                tok = c + 1
-                redis.call('SET', ck, string.format('%d', tok))
-              end
-              redis.call('SET', rk, string.format('I%016d%013d%013d00000000000000000000000000', tok, started, lu)
+              local drawn, why = draw(ck, string.format('%d', tok), tok)
+              if not drawn then return {-1, ck .. ': ' .. why} end
+              redis.call('SET', rk, string.format('I%016d%013d%013d00000000000000000000000000', drawn, started, lu)
                 .. fields, 'PX', px)
-              if live then return {1, tok, now, raw} end
-              return tok
+              if live then return {1, drawn, now, raw} end
+              return drawn
             end
             local out = {}
             for i = 1, #KEYS / 2 do
-              out[i] = claim(KEYS[2 * i - 1], KEYS[2 * i], ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1] + 0)
+              local rk = KEYS[2 * i - 1]
+              local ok, r = pcall(claim, rk, KEYS[2 * i], ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1] + 0)
+              if not ok then
+                if type(r) == 'table' then r = tostring(r.err) end
+                if not string.find(r, '^%u+ ') then
+                  r = 'holds a value that is not a record of this store (' .. r .. ')'
+                end
+                r = {-1, rk .. ': ' .. r}
+              end
+              out[i] = r
             end
             return out
             """);
@@ -184,10 +219,16 @@ final class Scripts {
      * written into the script's text, which saves an argument. KEYS: per claim, the record. ARGV: the offset ms, then
      * per claim {@code I} and the 16-digit token, the record's PX (how long it is kept, the ttl plus jitter, plus the
      * TTL margin) and the encoded result. Returns one reply per claim: 1 when it finished, 0 (nothing changed) when the
-     * token is not the current one of a record in progress.
+     * token is not the current one of a record in progress, {@code {-1, why}} when the record's name holds a value
+     * that is not a string (see below).
      *
      * <p>The new record is the old one's token, started at and lease until, the two new times, the old variable fields
      * and the result. The counter is not touched: it already holds this token or a larger one (see the class).
+     *
+     * <p>One completion fails alone, as a claim does ({@link #CLAIM}): a record name holding another type than a
+     * string makes its {@code GET} fail before anything is written, and that completion's reply is {@code {-1, why}}
+     * ({@code redis.pcall}, so the others run); a string that is not a record does not start with the owner's state
+     * and token, so it is left as it is (0).
      */
     private static final String FINISH = """
             local t = redis.call('TIME')
@@ -196,8 +237,10 @@ final class Scripts {
             local out = {}
             for i = 1, #KEYS do
               local rk, px = KEYS[i], ARGV[3 * i]
-              local raw = redis.call('GET', rk)
-              if not raw or string.find(raw, ARGV[3 * i - 1], 1, true) ~= 1 then
+              local raw = redis.pcall('GET', rk)
+              if type(raw) == 'table' then
+                out[i] = {-1, rk .. ': ' .. raw.err}
+              elseif not raw or string.find(raw, ARGV[3 * i - 1], 1, true) ~= 1 then
                 out[i] = 0
               else
                 redis.call('SET', rk, 'STATE' .. string.sub(raw, 2, 43)

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -142,7 +143,8 @@ class RedisOutageTest {
             }), key));
             assertTrue(running.await(30, TimeUnit.SECONDS));
             waiter = threads.submit(() -> waiting.call(counted(key, () -> "ran twice"), key));
-            awaitSubscriber(uri, RedisWakeups.channel(fullKey.get()));
+            awaitSubscriber(uri, new String(RedisIdempotencyStore.redisKeys(fullKey.get())[0],
+                    StandardCharsets.UTF_8));
         }
     }
 

@@ -36,7 +36,12 @@ class RedisStoreTckTest extends IdempotencyStoreTck {
     private LoopbackProxy proxy;
 
     private RedisIdempotencyStore open(RedisURI uri) {
-        return RedisIdempotencyStore.builder(uri).serverTimeOffset(offset::get).build();
+        return configure(RedisIdempotencyStore.builder(uri)).serverTimeOffset(offset::get).build();
+    }
+
+    /** What a subclass sets on every store of a test, the store under test and its peer alike. */
+    RedisIdempotencyStore.Builder configure(RedisIdempotencyStore.Builder builder) {
+        return builder;
     }
 
     @Override

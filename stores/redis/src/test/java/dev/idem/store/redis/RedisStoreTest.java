@@ -16,6 +16,10 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,6 +44,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
@@ -137,6 +142,119 @@ class RedisStoreTest {
         assertEquals("rediss://bob:***@cache:6380", RedisIdempotencyStore.redactText("rediss://bob:s3cret@cache:6380"));
         assertEquals("redis-sentinel://***@sentinel:26379#m",
                 RedisIdempotencyStore.redactText("redis-sentinel://s3cret@sentinel:26379#m"));
+    }
+
+    @Test
+    void thePrefixIsReadFromItsKeyAndABadOneIsRefusedNamingThePropertyAndTheValue() {
+        RedisStoreProvider provider = new RedisStoreProvider();
+        String prefix = "provider-" + UUID.randomUUID().toString().substring(0, 8);
+        String key = key("provider-prefix");
+        try (IdempotencyStore store = provider.create(Map.of("uri", redis.uri(), "prefix", " " + prefix + " "),
+                Clock.systemUTC())) {
+            assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key)));
+        }
+        String record = new String(RedisIdempotencyStore.redisKeys(prefix, key)[0], StandardCharsets.UTF_8);
+        assertEquals(1L, admin.exists(record), "the record is under the prefix: " + record);
+        admin.del(record);
+
+        for (String bad : List.of("", "   ", "a b", "tab\tbed", "a{b", "}", "{tag}", "x".repeat(65), "orders:",
+                "a*", "a?", "[a]", "caf\u00e9", "a\\b", "a\nb")) {
+            IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                    () -> provider.create(Map.of("uri", redis.uri(), "prefix", bad), Clock.systemUTC()), bad);
+            assertTrue(e.getMessage().contains("idem.redis.prefix"), e.getMessage());
+            if (!bad.isBlank()) {
+                assertTrue(e.getMessage().contains("\"" + bad.trim() + "\""), "shows the value: " + e.getMessage());
+            }
+            assertThrows(IdempotencyConfigurationException.class, () -> RedisIdempotencyStore.builder(redis.uri())
+                    .prefix(bad), bad);
+        }
+        String brace = assertThrows(IdempotencyConfigurationException.class,
+                () -> RedisIdempotencyStore.builder(redis.uri()).prefix("a{b")).getMessage();
+        assertTrue(brace.contains("'{' at 1") && brace.contains("hash tag"), brace);
+        for (String good : List.of("idem", "orders", "billing:idem", "app-1.v2/idem_x", "x".repeat(64))) {
+            assertDoesNotThrow(() -> RedisIdempotencyStore.builder(redis.uri()).prefix(good), good);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void storesWithDifferentPrefixesOnOneServerNeverSeeEachOthersRecordsTokensOrWakeUps() throws Exception {
+        String a = "idem-a-" + UUID.randomUUID().toString().substring(0, 8);
+        String b = "idem-b-" + UUID.randomUUID().toString().substring(0, 8);
+        String key = key("prefixes");
+        try (RedisIdempotencyStore storeA = RedisIdempotencyStore.builder(redis.uri()).prefix(a).build();
+             RedisIdempotencyStore storeB = RedisIdempotencyStore.builder(redis.uri()).prefix(b).build();
+             RedisIdempotencyStore plain = open()) {
+            long tokenA = assertInstanceOf(ClaimOutcome.Acquired.class, storeA.claim(request(key)),
+                    "the key is new to A").fencingToken();
+            assertTrue(storeB.get(key).isEmpty(), "B does not see A's claim");
+            ClaimOutcome.Acquired acquiredB = assertInstanceOf(ClaimOutcome.Acquired.class,
+                    storeB.claim(request(key)), "the key is new to B too");
+            assertEquals(null, acquiredB.replaced(), "B replaced nothing");
+            assertInstanceOf(ClaimOutcome.Acquired.class, plain.claim(request(key)), "and to the default prefix");
+
+            try (var watchB = storeB.watch(key).orElseThrow(); var watchA = storeA.watch(key).orElseThrow()) {
+                String channelA = new String(RedisIdempotencyStore.redisKeys(a, key)[0], StandardCharsets.UTF_8);
+                String channelB = new String(RedisIdempotencyStore.redisKeys(b, key)[0], StandardCharsets.UTF_8);
+                assertEquals(Map.of(channelA, 1L, channelB, 1L), admin.pubsubShardNumsub(channelA, channelB),
+                        "each store listens on its own prefix's channel");
+                assertTrue(storeA.complete(key, tokenA, new byte[] {1}, Duration.ofMinutes(1)));
+                assertTrue(watchA.await(10, TimeUnit.SECONDS), "A's completion wakes A's watch");
+                assertFalse(watchB.await(0, TimeUnit.SECONDS), "and not B's (published on A's channel only)");
+            }
+            assertEquals(RecordState.IN_PROGRESS, storeB.get(key).orElseThrow().state(), "B's record is its own");
+            assertEquals(acquiredB.fencingToken(), storeB.get(key).orElseThrow().fencingToken());
+            assertFalse(storeB.complete(key, tokenA, new byte[] {2}, Duration.ofMinutes(1)),
+                    "A's token is nothing to B");
+            storeB.delete(key);
+            assertArrayEquals(new byte[] {1}, storeA.get(key).orElseThrow().result(), "B's delete left A's record");
+            assertEquals(RecordState.IN_PROGRESS, plain.get(key).orElseThrow().state());
+            for (String prefix : List.of(a, b)) {
+                byte[][] names = RedisIdempotencyStore.redisKeys(prefix, key);
+                String record = new String(names[0], StandardCharsets.UTF_8);
+                String counter = new String(names[1], StandardCharsets.UTF_8);
+                assertTrue(record.startsWith(prefix + ":{") && counter.startsWith(prefix + ":{"), record);
+                assertEquals(1L, admin.exists(counter), "each prefix has its own counters: " + counter);
+                admin.del(record, counter);
+            }
+            plain.delete(key);
+        }
+    }
+
+    @Test
+    void anAclUserLimitedToAPrefixsKeysAndChannelsRunsAStoreOfThatPrefixAndNoOther() throws Exception {
+        String prefix = "idem-acl-" + UUID.randomUUID().toString().substring(0, 8);
+        String user = "idem-prefix-" + UUID.randomUUID().toString().substring(0, 8);
+        String password = "pw-" + UUID.randomUUID();
+        // The README's least ACL, with the prefix's patterns.
+        CommandArgs<String, String> acl = new CommandArgs<>(StringCodec.UTF8).add("SETUSER").add(user).add("on")
+                .add(">" + password);
+        for (String rule : RedisAclAndTlsTest.STORE_ACL.replace("idem:*", prefix + ":*").split(" ")) {
+            acl.add(rule);
+        }
+        assertEquals("OK", admin.dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8), acl));
+        try {
+            RedisURI base = RedisURI.create(redis.uri());
+            String asUser = "redis://" + user + ":" + password + "@" + base.getHost() + ":" + base.getPort();
+            String key = key("acl-prefix");
+            try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(asUser).prefix(prefix).build()) {
+                long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
+                try (var watch = store.watch(key).orElseThrow()) {
+                    assertTrue(store.complete(key, token, new byte[] {1}, Duration.ofMinutes(1)));
+                    assertTrue(watch.await(10, TimeUnit.SECONDS), "woken on the prefix's channel");
+                }
+                assertArrayEquals(new byte[] {1}, store.get(key).orElseThrow().result());
+                store.delete(key);
+            }
+            try (RedisIdempotencyStore other = RedisIdempotencyStore.builder(asUser).build()) {
+                IdempotencyStoreException refused = assertThrows(IdempotencyStoreException.class,
+                        () -> other.claim(request(key)));
+                assertTrue(refused.getMessage().contains("NOPERM"), refused.getMessage());
+            }
+        } finally {
+            admin.aclDeluser(user);
+            admin.del(new String(RedisIdempotencyStore.redisKeys(prefix, key("x"))[1], StandardCharsets.UTF_8));
+        }
     }
 
     @Test
@@ -336,6 +454,10 @@ class RedisStoreTest {
             assertTrue(record.matches("idem:\\{([0-9a-f]{3})}:\\1[0-9a-f]{29}"), record);
             assertEquals(record.substring(0, "idem:{abc}:".length()) + "t", new String(keys[1], StandardCharsets.UTF_8),
                     "the counter of the record's bucket");
+            byte[][] prefixed = RedisIdempotencyStore.redisKeys("billing:idem", key);
+            assertEquals(SlotHash.getSlot(keys[0]), SlotHash.getSlot(prefixed[0]), "the prefix keeps the hash tag");
+            assertEquals(SlotHash.getSlot(prefixed[0]), SlotHash.getSlot(prefixed[1]), key);
+            assertEquals("billing:" + record, new String(prefixed[0], StandardCharsets.UTF_8));
         }
     }
 
@@ -399,14 +521,73 @@ class RedisStoreTest {
         try (RedisIdempotencyStore store = open()) {
             for (String foreign : List.of("hello", "C" + "9".repeat(80) + "x")) {
                 admin.set(names[0], foreign);
-                assertThrows(IdempotencyStoreException.class, () -> store.claim(request(key)), foreign);
-                assertThrows(IdempotencyStoreException.class, () -> store.get(key), foreign);
+                for (Executable reading : List.<Executable>of(() -> store.claim(request(key)), () -> store.get(key))) {
+                    IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, reading, foreign);
+                    assertTrue(e.getMessage().contains("Redis key " + names[0])
+                            && e.getMessage().contains("not a record of this store"), e.getMessage());
+                }
                 assertFalse(store.complete(key, 1_000_000_000_000_000L, new byte[] {1}, Duration.ofMinutes(1)),
                         "a completion finds no claim of its token in " + foreign);
                 assertEquals(foreign, admin.get(names[0]), "left as it was");
             }
             assertFalse(store.release(key, -1), "a token no claim gave");
             admin.del(names[0]);
+
+            admin.hset(names[0], "field", "value"); // another type: each operation fails, naming the Redis key
+            for (Executable operation : List.<Executable>of(() -> store.claim(request(key)),
+                    () -> store.complete(key, 1_000_000_000_000_000L, new byte[] {1}, Duration.ofMinutes(1)),
+                    () -> store.fail(key, 1_000_000_000_000_000L, new byte[] {1}, Duration.ofMinutes(1)))) {
+                IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, operation);
+                assertTrue(e.getMessage().contains(names[0]) && e.getMessage().contains("WRONGTYPE"), e.getMessage());
+            }
+            assertEquals("value", admin.hget(names[0], "field"), "left as it was");
+            admin.del(names[0]);
+        }
+    }
+
+    @Test
+    void aForeignValueUnderABucketsCounterFailsTheClaimAloneAndLeavesTheRecordAndTheCounterAsTheyWere() {
+        // A prefix of its own: the counters of the default prefix are shared with every other test on the server.
+        String prefix = "idem-counter-" + UUID.randomUUID().toString().substring(0, 8);
+        AtomicLong offset = new AtomicLong();
+        String taken = key("counter-takeover");
+        String fresh = key("counter-fresh");
+        String takenCounter = new String(RedisIdempotencyStore.redisKeys(prefix, taken)[1], StandardCharsets.UTF_8);
+        String freshRecord = new String(RedisIdempotencyStore.redisKeys(prefix, fresh)[0], StandardCharsets.UTF_8);
+        String freshCounter = new String(RedisIdempotencyStore.redisKeys(prefix, fresh)[1], StandardCharsets.UTF_8);
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(redis.uri()).prefix(prefix)
+                .serverTimeOffset(offset::get).build()) {
+            long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(taken))).fencingToken();
+            offset.set(LEASE.multipliedBy(2).toMillis()); // the lease has passed: the next claim takes over
+            admin.del(takenCounter);
+            admin.hset(takenCounter, "field", "value");
+            IdempotencyStoreException wrongType = assertThrows(IdempotencyStoreException.class,
+                    () -> store.claim(request(taken)));
+            assertTrue(wrongType.getMessage().contains(takenCounter) && wrongType.getMessage().contains("WRONGTYPE"),
+                    wrongType.getMessage());
+            admin.del(takenCounter);
+            admin.set(takenCounter, "not a number");
+            IdempotencyStoreException notANumber = assertThrows(IdempotencyStoreException.class,
+                    () -> store.claim(request(taken)));
+            assertTrue(notANumber.getMessage().contains(takenCounter + ": holds a value that is not a token counter"),
+                    notANumber.getMessage());
+            assertEquals("not a number", admin.get(takenCounter), "the counter is put back as it was");
+            assertEquals(token, store.get(taken).orElseThrow().fencingToken(), "the record was not replaced");
+
+            admin.set(freshCounter, "not a number");
+            assertThrows(IdempotencyStoreException.class, () -> store.claim(request(fresh)));
+            assertEquals(0L, admin.exists(freshRecord), "a fresh claim that failed leaves no record");
+            assertEquals("not a number", admin.get(freshCounter));
+
+            admin.del(takenCounter, freshCounter);
+            long after = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(taken)),
+                    "the counter gone, the takeover goes through").fencingToken();
+            assertTrue(after > token, token + " then " + after);
+            assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(fresh)));
+            store.delete(taken);
+            store.delete(fresh);
+        } finally {
+            admin.del(takenCounter, freshCounter);
         }
     }
 
