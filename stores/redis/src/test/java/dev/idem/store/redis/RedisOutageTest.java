@@ -91,9 +91,18 @@ class RedisOutageTest {
             log.assertLogged(Level.WARNING, "INDETERMINATE Reports#build");
 
             server.startAgain();
-            // The store fails at once for one timeout after a failed connection attempt (so that callers queued
-            // behind it do not each wait a timeout); the last attempt was made before the restart.
-            Thread.sleep(TIMEOUT.toMillis() + 100);
+            // Each store refuses calls at once until its background probe reconnects (within its back-off of the
+            // restart): wait until both serve, with a key of their own (it runs once, then is replayed).
+            for (IdempotentOperation<String> via : List.of(viaOne, viaTwo)) {
+                while (true) {
+                    try {
+                        assertEquals("back ran", via.call(counted("back", () -> "back ran"), "back"));
+                        break;
+                    } catch (IdempotencyStoreException stillReconnecting) {
+                        Thread.sleep(20);
+                    }
+                }
+            }
 
             // The same engines serve again: each key runs once through either, and the other replays it.
             List<Future<String>> calls = new ArrayList<>();
@@ -111,7 +120,7 @@ class RedisOutageTest {
             assertEquals("again result", again.owner.get(60, TimeUnit.SECONDS));
             assertEquals("again result", again.waiter.get(60, TimeUnit.SECONDS), "woken by the message");
 
-            Map<String, Integer> expected = new java.util.TreeMap<>(Map.of("held", 1, "again", 1));
+            Map<String, Integer> expected = new java.util.TreeMap<>(Map.of("held", 1, "again", 1, "back", 1));
             for (int i = 0; i < 8; i++) {
                 expected.put("fresh-" + i, 1);
             }
