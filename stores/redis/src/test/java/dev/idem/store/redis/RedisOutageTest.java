@@ -137,7 +137,7 @@ class RedisOutageTest {
     private final class Waited {
         final CountDownLatch finish = new CountDownLatch(1);
         final Future<String> owner;
-        final Future<String> waiter;
+        Future<String> waiter;
 
         Waited(ExecutorService threads, String uri, IdempotentOperation<String> owning,
                IdempotentOperation<String> waiting, String key) throws InterruptedException {
@@ -150,8 +150,15 @@ class RedisOutageTest {
                 return key + " result";
             }), key));
             assertTrue(running.await(30, TimeUnit.SECONDS));
-            waiter = threads.submit(() -> waiting.call(counted(key, () -> "ran twice"), key));
-            awaitSubscriber(uri, RedisWakeups.channel(fullKey.get()));
+            Callable<String> wait = () -> waiting.call(counted(key, () -> "ran twice"), key);
+            waiter = threads.submit(wait);
+            // Shortly after an outage the wake-ups may still refuse to subscribe (they fail at once for a timeout
+            // after a failed connection attempt): the caller is refused, and a new one is sent.
+            while (!awaitSubscriber(uri, RedisWakeups.channel(fullKey.get()), waiter)) {
+                ExecutionException refused = assertThrows(ExecutionException.class, waiter::get);
+                assertInstanceOf(IdempotencyStoreException.class, refused.getCause());
+                waiter = threads.submit(wait);
+            }
         }
     }
 
@@ -168,15 +175,23 @@ class RedisOutageTest {
         return counts;
     }
 
-    /** Waits until the server has a subscriber on {@code channel}: the waiter's watch is open. */
-    private static void awaitSubscriber(String uri, String channel) throws InterruptedException {
+    /**
+     * Waits until the server has a subscriber on {@code channel} (the waiter's watch is open: true), or the waiter
+     * ended without one (false).
+     */
+    private static boolean awaitSubscriber(String uri, String channel, Future<String> waiter)
+            throws InterruptedException {
         RedisClient client = RedisClient.create(uri);
         try (StatefulRedisConnection<String, String> admin = client.connect()) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (admin.sync().pubsubShardNumsub(channel).getOrDefault(channel, 0L) == 0) {
+                if (waiter.isDone()) {
+                    return false;
+                }
                 assertTrue(System.nanoTime() < deadline, "the waiter never subscribed to " + channel);
                 Thread.sleep(20);
             }
+            return true;
         } finally {
             client.shutdown();
         }
