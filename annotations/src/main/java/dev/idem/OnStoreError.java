@@ -4,6 +4,9 @@ package dev.idem;
 public enum OnStoreError {
     /** Throw {@link IdempotencyStoreException}; the method does not run. */
     FAIL_CLOSED,
-    /** Run the method without protection and emit a {@code FAIL_OPEN} event. */
+    /**
+     * Run the method without protection and emit a {@code FAIL_OPEN} event; also while a store whose server was
+     * unreachable at start is being created again in the background.
+     */
     FAIL_OPEN
 }

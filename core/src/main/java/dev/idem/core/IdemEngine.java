@@ -205,9 +205,13 @@ public final class IdemEngine implements AutoCloseable {
 
     /**
      * Creates the default store now rather than at the first call, so a launcher can refuse to start with a store
-     * that does not exist or cannot be reached.
+     * that does not exist or is misconfigured. A store whose server is unreachable is not refused: it is an outage,
+     * during which calls fail closed at once (or run unprotected under {@code onStoreError = FAIL_OPEN}) while the
+     * store is created again in the background.
      *
-     * @throws IdempotencyConfigurationException naming {@code idem.store} and the stores that are known
+     * @throws IdempotencyConfigurationException naming {@code idem.store} and the stores that are known, or naming
+     *                                           the store's setting at fault
+     * @throws dev.idem.IdempotencyStoreException when the store's server answered but cannot serve (a missing table)
      */
     public void requireDefaultStore() {
         core.requireDefaultStore();

@@ -34,7 +34,9 @@ import java.util.Optional;
  * the store or with other readers, so nobody modifies a record's {@link IdempotencyRecord#result() result}.
  *
  * <p>Every method reports an unreachable or failing backend as {@link IdempotencyStoreException}, never as a
- * driver's own exception type. Implementations are thread-safe.
+ * driver's own exception type; a backend that could not be reached at all (no connection, or it broke) as its
+ * subclass {@link dev.idem.IdempotencyStoreUnreachableException}, so an outage is told from an error the backend
+ * answered with ({@link StoreCircuit} refuses calls fast while it lasts). Implementations are thread-safe.
  */
 public interface IdempotencyStore extends AutoCloseable {
 

@@ -21,6 +21,15 @@ public interface IdempotencyStoreProvider {
      * @param properties the configuration keys under {@code idem.<name>.}, with that prefix removed
      * @param clock      the engine's clock, for stores that keep time themselves
      * @return a new store, owned and closed by the caller; never null
+     * @throws dev.idem.IdempotencyConfigurationException when a property is missing or wrong (a bad URL, an
+     *                                                    unknown key): reported at once, and at every call
+     * @throws dev.idem.IdempotencyStoreUnreachableException when the store's server cannot be reached now: the
+     *                                                       engine then fails calls fast (or runs them unprotected
+     *                                                       under {@code onStoreError = FAIL_OPEN}) and calls this
+     *                                                       method again in the background, one attempt at a time,
+     *                                                       until it returns a store
+     * @throws dev.idem.IdempotencyStoreException when the server answered but cannot serve (a missing table, a
+     *                                            refused login): reported as it is, at every call
      */
     @Nonnull
     IdempotencyStore create(@Nonnull Map<String, String> properties, @Nonnull Clock clock);

@@ -13,23 +13,28 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Delivers events to listeners. With no listener an event is never built, so the replay path allocates nothing
  * for it. The events an operator must see even without a listener (work whose result was not saved, lost leases,
- * unprotected runs) are also logged. Evictions by the in-memory store's bound come in floods, one per evicted
- * record, so they are logged at most once a {@linkplain #EVICTION_WARNING_INTERVAL_MILLIS minute}, with the number
- * evicted since the last line.
+ * unprotected runs) are also logged. Two come in floods, so they are logged at most once a minute with the number
+ * since the last line: unprotected runs ({@link #FAIL_OPEN_WARNING_INTERVAL_MILLIS}), one per call while a store is
+ * down, and evictions by the in-memory store's bound ({@link #EVICTION_WARNING_INTERVAL_MILLIS}), one per evicted
+ * record.
  */
 public final class Events {
     private static final System.Logger LOG = System.getLogger("dev.idem");
     /** The least time between two eviction warnings, on the engine's clock. */
     static final long EVICTION_WARNING_INTERVAL_MILLIS = 60_000;
+    /** The least time between two warnings of methods run unprotected (FAIL_OPEN), on the engine's clock. */
+    static final long FAIL_OPEN_WARNING_INTERVAL_MILLIS = 60_000;
 
     private final IdempotencyListener[] listeners;
     private final Clock clock;
     private final AtomicLong evictedSinceWarning = new AtomicLong();
     private final AtomicLong nextEvictionWarningAt = new AtomicLong(Long.MIN_VALUE);
+    private final WarningThrottle unprotectedRuns;
 
     public Events(List<IdempotencyListener> listeners, Clock clock) {
         this.listeners = listeners.toArray(new IdempotencyListener[0]);
         this.clock = clock;
+        this.unprotectedRuns = new WarningThrottle(clock, FAIL_OPEN_WARNING_INTERVAL_MILLIS);
     }
 
     void emit(IdempotencyEventType type, String operation, Object key, long token, String detail, Throwable cause) {
@@ -48,7 +53,17 @@ public final class Events {
         IdempotencyEvent event = new IdempotencyEvent(type, operation, String.valueOf(key), token, detail, cause,
                 attempt, delay);
         if (logged) {
-            LOG.log(Level.WARNING, type + " " + operation + " " + key + ": " + detail, cause);
+            String line = type + " " + operation + " " + key + ": " + detail;
+            if (type != IdempotencyEventType.FAIL_OPEN) {
+                LOG.log(Level.WARNING, line, cause);
+            } else {
+                // Every call of an outage runs unprotected: one line a minute says so, and how often.
+                long heldBack = unprotectedRuns.pass();
+                if (heldBack >= 0) {
+                    LOG.log(Level.WARNING, heldBack == 0 ? line : line + " (and " + heldBack + " more unprotected"
+                            + " runs since the last such warning; at most one a minute)", cause);
+                }
+            }
         }
         deliver(event);
     }

@@ -1,6 +1,7 @@
 package dev.idem.core.internal.plan;
 
 import dev.idem.IdempotencyConfigurationException;
+import dev.idem.IdempotencyStoreUnreachableException;
 import dev.idem.core.IdempotencyListener;
 import dev.idem.core.InMemoryIdempotencyStore;
 import dev.idem.store.IdempotencyStore;
@@ -20,9 +21,11 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Resolves store names to stores, once each: instances registered in the settings first, then providers found
  * with {@link ServiceLoader} (the highest {@code jakarta.annotation.Priority} wins a name), then a provider's class
- * name. Closes the stores it created. Every in-memory store it hands out, registered or created, reports its
- * evictions to the engine's listener until the registry closes (a registered store may outlive the engine, or serve
- * several).
+ * name. Closes the stores it created. A store whose server is unreachable when it is created
+ * ({@link IdempotencyStoreUnreachableException}) is handed out as a {@link DeferredStore}, created again in the
+ * background until the server answers; every other failure to create a store is thrown. Every in-memory store it
+ * hands out, registered or created, reports its evictions to the engine's listener until the registry closes (a
+ * registered store may outlive the engine, or serve several).
  */
 public final class StoreRegistry implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(StoreRegistry.class.getName());
@@ -90,7 +93,17 @@ public final class StoreRegistry implements AutoCloseable {
                 own.put(k.substring(prefix.length()), v);
             }
         });
-        IdempotencyStore store = provider.create(own, clock);
+        IdempotencyStore store;
+        try {
+            store = provider.create(own, clock);
+        } catch (IdempotencyStoreUnreachableException e) {
+            // An outage, not a mistake: plan the methods now and let the store come when its server does.
+            LOG.log(Level.WARNING, "store \"" + name + "\" is unreachable (" + e.getMessage() + "); until it"
+                    + " answers, calls fail closed at once (or run unprotected under onStoreError = FAIL_OPEN),"
+                    + " and it is tried again in the background");
+            IdempotencyStoreProvider creating = provider;
+            store = new DeferredStore(name, () -> creating.create(own, clock), e);
+        }
         created.add(store);
         watchEvictions(store);
         return store;

@@ -118,6 +118,30 @@ class EventsTest {
     }
 
     @Test
+    void unprotectedRunsAreWarnedAboutAtMostOnceAMinuteWithHowManySinceTheLastLine() {
+        dev.idem.store.tck.MutableClock clock = dev.idem.store.tck.MutableClock.startingAt("2026-01-01T00:00:00Z");
+        List<IdempotencyEvent> seen = new ArrayList<>();
+        Events events = new Events(List.of(seen::add), clock);
+        for (int i = 0; i < 5; i++) {
+            events.emit(IdempotencyEventType.FAIL_OPEN, "Jobs#run", "k" + i, 0, "the store is down");
+        }
+        assertEquals(5, seen.size(), "every run is an event");
+        assertEquals(List.of("FAIL_OPEN Jobs#run k0: the store is down"),
+                logged.stream().map(LogRecord::getMessage).toList(), "one line for the five");
+        clock.advance(java.time.Duration.ofSeconds(59));
+        events.emit(IdempotencyEventType.FAIL_OPEN, "Jobs#run", "k5", 0, "the store is down");
+        assertEquals(1, logged.size());
+        clock.advance(java.time.Duration.ofSeconds(1));
+        events.emit(IdempotencyEventType.FAIL_OPEN, "Jobs#run", "k6", 0, "the store is down");
+        assertEquals(2, logged.size());
+        assertEquals("FAIL_OPEN Jobs#run k6: the store is down (and 5 more unprotected runs since the last such"
+                + " warning; at most one a minute)", logged.get(1).getMessage());
+        events.emit(IdempotencyEventType.LEASE_LOST, "Jobs#run", "k", 0, "lost");
+        events.emit(IdempotencyEventType.LEASE_LOST, "Jobs#run", "k", 0, "lost");
+        assertEquals(4, logged.size(), "other warnings are not held back");
+    }
+
+    @Test
     void aListenerThatThrowsIsLoggedAndTheOthersStillGetTheEvent() {
         List<IdempotencyEvent> after = new ArrayList<>();
         IdempotencyListener broken = event -> {

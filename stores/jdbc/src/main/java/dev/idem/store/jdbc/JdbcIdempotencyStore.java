@@ -4,11 +4,13 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyStoreException;
+import dev.idem.IdempotencyStoreUnreachableException;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.RecordState;
+import dev.idem.store.StoreCircuit;
 import dev.idem.store.TransactionalClaims;
 import dev.idem.store.TtlJitter;
 import jakarta.annotation.Nullable;
@@ -18,10 +20,12 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
@@ -65,6 +69,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /** The table's name unless configured. */
     public static final String DEFAULT_TABLE = "idem_records";
+
+    /**
+     * How long the store's own pool waits for a connection, at start and for each operation, before the database
+     * counts as unreachable.
+     */
+    public static final int CONNECTION_TIMEOUT_MILLIS = 5_000;
 
     /** The most rows one statement of the sweeper deletes, unless configured. */
     public static final int DEFAULT_SWEEP_BATCH_SIZE = 500;
@@ -155,6 +165,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** The finishing updates, completed and failed: built once, as every statement the store runs per call. */
     private final String complete;
     private final String fail;
+    /** Refuses operations at once while the database is unreachable; see {@link #run}. */
+    private final StoreCircuit circuit;
     private volatile boolean closed;
 
     private JdbcIdempotencyStore(Builder b) {
@@ -175,17 +187,23 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             config.setPoolName("idem-jdbc");
             config.setMaximumPoolSize(b.maximumPoolSize);
             config.setMinimumIdle(1);
-            config.setConnectionTimeout(5_000);
+            config.setConnectionTimeout(CONNECTION_TIMEOUT_MILLIS);
             config.setValidationTimeout(2_000);
             config.setIdleTimeout(60_000);
             config.setMaxLifetime(600_000);
-            // Fail at start when the database is unreachable: a misconfigured store should not wait for the first call.
-            config.setInitializationFailTimeout(10_000);
+            boundConnecting(config, b.url);
+            // Fail at start when the database is unreachable, after one connection attempt: a misconfigured store
+            // should not wait for the first call, and an unreachable one costs its caller one connection timeout.
+            config.setInitializationFailTimeout(1);
+            requireDriver(b.url);
             try {
                 this.ownedPool = new HikariDataSource(config);
             } catch (RuntimeException e) {
-                throw new IdempotencyStoreException("jdbc store: cannot connect to " + redact(b.url) + ": "
-                        + e.getMessage(), e);
+                String message = "jdbc store: cannot connect to " + redact(b.url) + ": " + e.getMessage();
+                if (isConnectionLost(e)) {
+                    throw new IdempotencyStoreUnreachableException(message, e);
+                }
+                throw new IdempotencyStoreException(message, e);
             }
             this.dataSource = ownedPool;
         }
@@ -218,8 +236,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             if (e instanceof IdempotencyStoreException ise) {
                 throw ise;
             }
-            throw new IdempotencyStoreException("jdbc store: cannot start over table " + table + ": "
-                    + e.getMessage(), e);
+            String message = "jdbc store: cannot start over table " + table + ": " + e.getMessage();
+            throw isConnectionLost(e) ? new IdempotencyStoreUnreachableException(message, e)
+                    : new IdempotencyStoreException(message, e);
         }
         this.now = "(" + dialect.nowMillis + " + ?)";
         String nextToken = dialect.nextToken(table).orElse(null);
@@ -236,6 +255,42 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.sweeper = b.sweepInterval == null ? null
                 : new ExpiredRowSweeper(table, b.sweepInterval, sweepBatchSize, this::deleteExpiredBatch);
         this.transactionalClaims = new JdbcTransactionalClaims(this, dataSource);
+        this.circuit = new StoreCircuit("jdbc store", JdbcIdempotencyStore::scopeOf, this::probe);
+    }
+
+    /**
+     * Bounds each connection attempt of the store's own pool by {@link #CONNECTION_TIMEOUT_MILLIS}, TCP connect and
+     * login, for the network drivers that would otherwise wait for a silent server forever (the URL's own settings
+     * win). No socket timeout: that would also bound the statements of a method run in the store's transaction.
+     */
+    private static void boundConnecting(HikariConfig config, String url) {
+        if (url.startsWith("jdbc:postgresql:")) {
+            String seconds = String.valueOf(CONNECTION_TIMEOUT_MILLIS / 1000);
+            config.addDataSourceProperty("connectTimeout", seconds);
+            config.addDataSourceProperty("loginTimeout", seconds);
+        } else if (url.startsWith("jdbc:mariadb:")) {
+            config.addDataSourceProperty("connectTimeout", String.valueOf(CONNECTION_TIMEOUT_MILLIS));
+        }
+    }
+
+    /** Refuses a URL that no JDBC driver on the class path takes: a mistake to fix, not a database that is away. */
+    private static void requireDriver(String url) {
+        try {
+            DriverManager.getDriver(url);
+        } catch (SQLException e) {
+            throw new IdempotencyConfigurationException("idem.jdbc.url = \"" + redact(url) + "\": no JDBC driver on"
+                    + " the class path takes this URL (" + e.getMessage() + "); check the URL's prefix, such as"
+                    + " jdbc:postgresql://db:5432/app, and add the database's driver", e);
+        }
+    }
+
+    /** The circuit's probe: one connection, borrowed and given back, within the pool's connection timeout. */
+    private void probe() {
+        try (Connection c = dataSource.getConnection()) {
+            c.isValid(0);
+        } catch (SQLException e) {
+            throw new IdempotencyStoreUnreachableException("jdbc store: still unreachable: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -1154,6 +1209,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             sweeper.close(); // first, so no sweep meets a closed store
         }
         closed = true;
+        circuit.close();
         if (ownedPool != null) {
             ownedPool.close();
         }
@@ -1199,11 +1255,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * reconnects: the pool retires the connection that failed, and when the store owns the pool the connections idle
      * beside it are retired too, since what drops one connection (a server restart, a failover, a network cut) has
      * almost always dropped them all, and the pool would otherwise hand them out, one failed call each.
+     *
+     * <p>When no connection can be had because the database is unreachable, the {@link StoreCircuit} opens: every
+     * operation after it is refused at once, and the database is probed with one connection at a time in the
+     * background until it answers. A statement that fails on a connection that broke does not open it (the next
+     * connection may well work).
      */
     @SuppressWarnings("try") // the scope is held for its effect: auto-commit mode, put back as it came
     private <T> T run(String operation, String key, Work<T> work) {
         requireOpen(operation, key);
-        try (Connection c = requireOwn(dataSource.getConnection(), operation, key);
+        try (Connection c = requireOwn(connection(operation, key), operation, key);
              AutoCommitScope own = AutoCommitScope.on(c)) { // every statement stands alone
             return work.apply(c);
         } catch (SQLException | RuntimeException e) {
@@ -1237,6 +1298,32 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 + " transaction, declare storeTransaction and bind that transaction with JdbcTransactions.join");
     }
 
+    /** A connection for {@link #run}, unless the circuit is open; one that cannot be had for an outage opens it. */
+    private Connection connection(String operation, String key) {
+        circuit.admit(operation, key);
+        try {
+            return dataSource.getConnection();
+        } catch (SQLException | RuntimeException e) {
+            if (!isConnectionLost(e) && !ownPoolCouldNotConnect(e)) {
+                throw failure(operation, key, e);
+            }
+            circuit.open(e);
+            throw new IdempotencyStoreUnreachableException("jdbc store: " + operation + " of " + scopeOf(key)
+                    + " failed on table " + table + ": no connection to the database: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Whether the store's own pool gave up waiting for a connection although it had room to open one: it could not
+     * (a silent database fails no attempt before the wait ends, so the pool's error may carry no cause). A pool that
+     * is full of busy connections is not unreachable, only busy.
+     */
+    private boolean ownPoolCouldNotConnect(Throwable e) {
+        return ownedPool != null && e instanceof SQLTransientConnectionException
+                && ownedPool.getHikariPoolMXBean() != null
+                && ownedPool.getHikariPoolMXBean().getActiveConnections() < ownedPool.getMaximumPoolSize();
+    }
+
     /** An error of the connection rather than of the statement: SQLSTATE class 08, or the server shutting down. */
     private static boolean isConnectionLost(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
@@ -1253,8 +1340,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (e instanceof IdempotencyStoreException ise) {
             return ise;
         }
-        return new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key) + " failed on table "
-                + table + ": " + e.getMessage(), e);
+        String message = "jdbc store: " + operation + " of " + scopeOf(key) + " failed on table " + table + ": "
+                + e.getMessage();
+        return isConnectionLost(e) ? new IdempotencyStoreUnreachableException(message, e)
+                : new IdempotencyStoreException(message, e);
     }
 
     /** The key's namespace and scope ({@code idem:{namespace}:{scope}:{hash}}), never the hash of the arguments. */

@@ -2,12 +2,14 @@ package dev.idem.store.redis;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyStoreException;
+import dev.idem.IdempotencyStoreUnreachableException;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
+import dev.idem.store.StoreCircuit;
 import dev.idem.store.TtlJitter;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -120,10 +122,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final Duration timeout;
     private final LongSupplier offsetMillis;
     private final Object connecting = new Object();
-    /** When the last connection attempt failed (System.nanoTime), and why; guarded by {@link #connecting}. */
-    private long connectFailedAt;
-    @Nullable
-    private RuntimeException connectFailure;
+    /** Refuses connecting at once while the server is unreachable, and reconnects in the background. */
+    private final StoreCircuit circuit = new StoreCircuit("redis store", RedisIdempotencyStore::scopeOf,
+            this::reconnect);
     @Nullable
     private volatile ScriptConnection connection;
     private volatile boolean closed;
@@ -439,6 +440,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 return;
             }
             closed = true;
+            circuit.close();
             open = connection;
             connection = null;
         }
@@ -746,24 +748,46 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 c.closeAsync();
             }
             // Callers that queued behind a failed attempt fail at once instead of each waiting its own timeout, so
-            // an unreachable server costs every caller at most about two timeouts, however many there are.
-            if (connectFailure != null && System.nanoTime() - connectFailedAt < timeout.toNanos()) {
-                throw failure(operation, key, "cannot connect to " + where + " (an attempt "
-                        + (System.nanoTime() - connectFailedAt) / 1_000_000 + " ms ago failed): "
-                        + connectFailure.getMessage(), connectFailure);
-            }
+            // an unreachable server costs a caller at most about one timeout, however many there are.
+            circuit.admit(operation, key);
             try {
                 c = connector.connect();
             } catch (RuntimeException e) {
                 connection = null;
-                connectFailedAt = System.nanoTime();
-                connectFailure = e;
-                throw failure(operation, key, "cannot connect to " + where + ": " + e.getMessage(), e);
+                IdempotencyStoreException failed = failure(operation, key, "cannot connect to " + where + ": "
+                        + e.getMessage(), e);
+                if (answered(e)) { // the server refused us (a password, a database index): not an outage
+                    throw failed;
+                }
+                circuit.open(e);
+                throw new IdempotencyStoreUnreachableException(failed.getMessage(), e);
             }
-            connectFailure = null;
             connection = c;
             return c;
         }
+    }
+
+    /** The circuit's probe: a connection, opened off the callers' threads and kept for them. */
+    private void reconnect() {
+        ScriptConnection c = connector.connect();
+        synchronized (connecting) {
+            ScriptConnection current = connection;
+            if (closed || current != null && current.isOpen()) {
+                c.closeAsync();
+            } else {
+                connection = c;
+            }
+        }
+    }
+
+    /** Whether the server itself answered {@code failure} (an error reply), so it was reached. */
+    private static boolean answered(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof RedisCommandExecutionException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.idem.store.redis;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.KeyWatchers;
+import dev.idem.store.StoreCircuit;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -70,10 +71,9 @@ final class RedisWakeups implements AutoCloseable {
     private final Object connecting = new Object();
     @Nullable
     private volatile StatefulRedisPubSubConnection<byte[], byte[]> connection;
-    /** When the last connection attempt failed (System.nanoTime); guarded by {@link #connecting}. */
-    private long connectFailedAt;
-    @Nullable
-    private RuntimeException connectFailure;
+    /** Refuses to connect at once while the server is unreachable, and reconnects in the background. */
+    private final StoreCircuit circuit = new StoreCircuit("redis store", RedisIdempotencyStore::scopeOf,
+            this::reconnect);
     private volatile boolean unsupported;
     private volatile boolean closed;
 
@@ -187,22 +187,41 @@ final class RedisWakeups implements AutoCloseable {
             if (c != null) {
                 return c;
             }
-            // As for the store's own connection: callers behind a failed attempt fail at once, not each a timeout.
-            if (connectFailure != null && System.nanoTime() - connectFailedAt < timeout.toNanos()) {
-                throw failure(key, "cannot connect to " + where + " to subscribe (an attempt "
-                        + (System.nanoTime() - connectFailedAt) / 1_000_000 + " ms ago failed): "
-                        + connectFailure.getMessage(), connectFailure);
-            }
+            // As for the store's own connection: callers behind a failed attempt fail at once, not each a timeout,
+            // and the connection is opened again in the background.
+            circuit.admit("watch", key);
             try {
-                c = connect.get();
-                c.setTimeout(timeout);
+                c = opened();
             } catch (RuntimeException e) {
-                connectFailedAt = System.nanoTime();
-                connectFailure = e;
+                circuit.open(e);
                 throw failure(key, "cannot connect to " + where + " to subscribe: " + e.getMessage(), e);
             }
-            connectFailure = null;
-            c.addListener(new RedisPubSubAdapter<>() {
+            if (closed) {
+                c.closeAsync();
+                throw new IdempotencyStoreException("redis store: watch refused: the store is closed");
+            }
+            connection = c;
+            return c;
+        }
+    }
+
+    /** The circuit's probe: a pub/sub connection, opened off the callers' threads and kept for the next watch. */
+    private void reconnect() {
+        StatefulRedisPubSubConnection<byte[], byte[]> c = opened();
+        synchronized (connecting) {
+            if (closed || connection != null) {
+                c.closeAsync();
+            } else {
+                connection = c;
+            }
+        }
+    }
+
+    /** A new pub/sub connection that signals the watches of the channels it hears from. */
+    private StatefulRedisPubSubConnection<byte[], byte[]> opened() {
+        StatefulRedisPubSubConnection<byte[], byte[]> c = connect.get();
+        c.setTimeout(timeout);
+        c.addListener(new RedisPubSubAdapter<>() {
                 @Override
                 public void smessage(byte[] channel, byte[] message) {
                     watchers.signal(new String(channel, StandardCharsets.UTF_8));
@@ -213,13 +232,7 @@ final class RedisWakeups implements AutoCloseable {
                     lostByTheServer(new String(channel, StandardCharsets.UTF_8));
                 }
             });
-            if (closed) {
-                c.closeAsync();
-                throw new IdempotencyStoreException("redis store: watch refused: the store is closed");
-            }
-            connection = c;
-            return c;
-        }
+        return c;
     }
 
     /**
@@ -275,6 +288,7 @@ final class RedisWakeups implements AutoCloseable {
                 return;
             }
             closed = true;
+            circuit.close();
             c = connection;
             connection = null;
         }

@@ -92,9 +92,18 @@ class RedisOutageTest {
             log.assertLogged(Level.WARNING, "INDETERMINATE Reports#build");
 
             server.startAgain();
-            // The store fails at once for one timeout after a failed connection attempt (so that callers queued
-            // behind it do not each wait a timeout); the last attempt was made before the restart.
-            Thread.sleep(TIMEOUT.toMillis() + 100);
+            // Each store refuses calls at once until its background probe reconnects (within its back-off of the
+            // restart): wait until both serve, with a key of their own (it runs once, then is replayed).
+            for (IdempotentOperation<String> via : List.of(viaOne, viaTwo)) {
+                while (true) {
+                    try {
+                        assertEquals("back ran", via.call(counted("back", () -> "back ran"), "back"));
+                        break;
+                    } catch (IdempotencyStoreException stillReconnecting) {
+                        Thread.sleep(20);
+                    }
+                }
+            }
 
             // The same engines serve again: each key runs once through either, and the other replays it.
             List<Future<String>> calls = new ArrayList<>();
@@ -112,7 +121,7 @@ class RedisOutageTest {
             assertEquals("again result", again.owner.get(60, TimeUnit.SECONDS));
             assertEquals("again result", again.waiter.get(60, TimeUnit.SECONDS), "woken by the message");
 
-            Map<String, Integer> expected = new java.util.TreeMap<>(Map.of("held", 1, "again", 1));
+            Map<String, Integer> expected = new java.util.TreeMap<>(Map.of("held", 1, "again", 1, "back", 1));
             for (int i = 0; i < 8; i++) {
                 expected.put("fresh-" + i, 1);
             }
@@ -129,7 +138,7 @@ class RedisOutageTest {
     private final class Waited {
         final CountDownLatch finish = new CountDownLatch(1);
         final Future<String> owner;
-        final Future<String> waiter;
+        Future<String> waiter;
 
         Waited(ExecutorService threads, String uri, IdempotentOperation<String> owning,
                IdempotentOperation<String> waiting, String key) throws InterruptedException {
@@ -142,9 +151,16 @@ class RedisOutageTest {
                 return key + " result";
             }), key));
             assertTrue(running.await(30, TimeUnit.SECONDS));
-            waiter = threads.submit(() -> waiting.call(counted(key, () -> "ran twice"), key));
-            awaitSubscriber(uri, new String(RedisIdempotencyStore.redisKeys(fullKey.get())[0],
-                    StandardCharsets.UTF_8));
+            Callable<String> wait = () -> waiting.call(counted(key, () -> "ran twice"), key);
+            waiter = threads.submit(wait);
+            // Shortly after an outage the wake-ups may still refuse to subscribe (they fail at once for a timeout
+            // after a failed connection attempt): the caller is refused, and a new one is sent.
+            String channel = new String(RedisIdempotencyStore.redisKeys(fullKey.get())[0], StandardCharsets.UTF_8);
+            while (!awaitSubscriber(uri, channel, waiter)) {
+                ExecutionException refused = assertThrows(ExecutionException.class, waiter::get);
+                assertInstanceOf(IdempotencyStoreException.class, refused.getCause());
+                waiter = threads.submit(wait);
+            }
         }
     }
 
@@ -161,15 +177,23 @@ class RedisOutageTest {
         return counts;
     }
 
-    /** Waits until the server has a subscriber on {@code channel}: the waiter's watch is open. */
-    private static void awaitSubscriber(String uri, String channel) throws InterruptedException {
+    /**
+     * Waits until the server has a subscriber on {@code channel} (the waiter's watch is open: true), or the waiter
+     * ended without one (false).
+     */
+    private static boolean awaitSubscriber(String uri, String channel, Future<String> waiter)
+            throws InterruptedException {
         RedisClient client = RedisClient.create(uri);
         try (StatefulRedisConnection<String, String> admin = client.connect()) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (admin.sync().pubsubShardNumsub(channel).getOrDefault(channel, 0L) == 0) {
+                if (waiter.isDone()) {
+                    return false;
+                }
                 assertTrue(System.nanoTime() < deadline, "the waiter never subscribed to " + channel);
                 Thread.sleep(20);
             }
+            return true;
         } finally {
             client.shutdown();
         }
