@@ -168,7 +168,11 @@ final class SampleBuild {
         List<String> command = new ArrayList<>(List.of(Paths.get(property("maven.home"), "bin", "mvn").toString(),
                 "-B", "-ntp", "-s", SETTINGS.toString(), "-gs", ROOT.resolve("global-settings.xml").toString()));
         command.addAll(List.of(goals));
-        Process process = new ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true).start();
+        ProcessBuilder builder = new ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true);
+        // The outer build's MAVEN_OPTS may name its own local repository (-Dmaven.repo.local), which would win over
+        // the child's settings and hand it the Idem jars installed there instead of this reactor's.
+        builder.environment().remove("MAVEN_OPTS");
+        Process process = builder.start();
         process.getOutputStream().close();
         CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
             try {
