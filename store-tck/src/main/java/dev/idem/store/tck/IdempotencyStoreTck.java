@@ -7,6 +7,7 @@ import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
+import dev.idem.store.TransactionalClaims;
 import dev.idem.store.TtlJitter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -73,6 +74,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *       exactly as stored; a lease holds to the millisecond and a takeover after it gets a larger token, records the
  *       new owner, payload hash and lease, keeps the execution's start and reports what it replaced; a renewal
  *       extends the lease from now; a window never ends an execution in progress.</li>
+ *   <li><b>Transactional claims</b> (for a store that offers {@link IdempotencyStore#transactionalClaims}; skipped,
+ *       saying so, for one that does not): a takeover or a supersede inside a transaction records the new owner's
+ *       payload hash, as a plain one does, and commits its completion with it; one that rolls back leaves the record
+ *       as it was.</li>
  *   <li><b>Keys</b>: compared exactly (case and trailing space count) and kept whole up to 2,048 characters.</li>
  *   <li><b>Fencing</b>: a write with a stale token, or with the token of a finished record, is refused and changes
  *       nothing; tokens keep increasing across release, deletion and expiry, so a late write of an earlier owner is
@@ -574,6 +579,65 @@ public abstract class IdempotencyStoreTck {
         assertTrue(superseding.fencingToken() > token);
         assertEquals(finished, superseding.replaced(), "the supersede reports the record it replaced");
         assertStamped("startedAt after a supersede (a new window)", before, stored(key).startedAt(), after);
+    }
+
+    @Test
+    void aTransactionalTakeoverRecordsTheNewOwnerPayloadHashAndLease() {
+        TransactionalClaims claims = transactionalClaimsOrSkip();
+        String key = key("tx-takeover-record");
+        acquire(key, "a");
+        IdempotencyRecord abandoned = stored(key);
+        advancePast(abandoned.leaseUntil());
+
+        Instant before = time.now();
+        long token = committedInTransaction(claims, key, "b", NO_WINDOW, abandoned);
+        Instant after = time.now();
+
+        IdempotencyRecord taken = stored(key);
+        assertEquals(RecordState.COMPLETED, taken.state(), "the takeover's completion was committed with it");
+        assertEquals(token, taken.fencingToken(), "the record carries the transactional claim's token");
+        assertEquals("b", taken.owner(), "the owner is the one who took over");
+        assertEquals(payloadOf("b"), taken.payloadHash(), "the payload hash is the one the new owner ran with, as a"
+                + " plain takeover records it");
+        assertStamped("completedAt after a transactional takeover", before, taken.completedAt(), after);
+    }
+
+    @Test
+    void aTransactionalSupersedeRecordsTheNewOwnerPayloadHash() {
+        TransactionalClaims claims = transactionalClaimsOrSkip();
+        String key = key("tx-supersede-record");
+        Duration window = Duration.ofMinutes(5);
+        long first = acquireVia(store, key, "a", window);
+        assertTrue(store.complete(key, first, new byte[] {1}, TTL));
+        IdempotencyRecord finished = stored(key);
+        advancePast(finished.startedAt().plus(window));
+
+        Instant before = time.now();
+        long token = committedInTransaction(claims, key, "b", window, finished);
+        Instant after = time.now();
+
+        IdempotencyRecord superseding = stored(key);
+        assertEquals(token, superseding.fencingToken());
+        assertEquals("b", superseding.owner());
+        assertEquals(payloadOf("b"), superseding.payloadHash(), "the superseding owner's payload hash");
+        assertStamped("startedAt after a transactional supersede (a new window)", before, superseding.startedAt(),
+                after);
+    }
+
+    @Test
+    void aTransactionalTakeoverThatRollsBackLeavesTheRecordAsItWas() {
+        TransactionalClaims claims = transactionalClaimsOrSkip();
+        String key = key("tx-takeover-rollback");
+        acquire(key, "a");
+        IdempotencyRecord abandoned = stored(key);
+        advancePast(abandoned.leaseUntil());
+
+        try (TransactionalClaims.Transaction tx = claims.joinOrBegin()) {
+            ClaimOutcome outcome = tx.claim(new ClaimRequest(key, payloadOf("b"), "b", LEASE, NO_WINDOW),
+                    Duration.ofSeconds(10)).orElseGet(() -> fail("the transactional claim of " + key + " timed out"));
+            assertInstanceOf(ClaimOutcome.Acquired.class, outcome, "the transactional claim takes over");
+        } // closed without a commit: rolled back
+        assertEquals(abandoned, stored(key), "a rolled-back takeover leaves the abandoned record as it was");
     }
 
     @Test
@@ -1115,6 +1179,35 @@ public abstract class IdempotencyStoreTck {
     private static IdempotencyRecord existing(ClaimOutcome outcome, String claim) {
         return assertInstanceOf(ClaimOutcome.Existing.class, outcome, claim + " must lose to the existing record")
                 .record();
+    }
+
+    /** The store's transactional claims, or the test is skipped for a store (or database) that offers none. */
+    private TransactionalClaims transactionalClaimsOrSkip() {
+        try {
+            return store.transactionalClaims();
+        } catch (UnsupportedOperationException e) {
+            assumeTrue(false, "no transactional claims: " + e.getMessage());
+            throw e;
+        }
+    }
+
+    /**
+     * Claims {@code key} for {@code owner} in a transaction of {@code claims}, over {@code replaced}; completes and
+     * commits it; returns the claim's token.
+     */
+    private long committedInTransaction(TransactionalClaims claims, String key, String owner, Duration window,
+                                        IdempotencyRecord replaced) {
+        try (TransactionalClaims.Transaction tx = claims.joinOrBegin()) {
+            ClaimOutcome outcome = tx.claim(new ClaimRequest(key, payloadOf(owner), owner, LEASE, window),
+                    Duration.ofSeconds(10)).orElseGet(() -> fail("the transactional claim of " + key + " timed out"));
+            ClaimOutcome.Acquired acquired = assertInstanceOf(ClaimOutcome.Acquired.class, outcome,
+                    "the transactional claim of " + owner + " must be acquired");
+            assertTrue(acquired.fencingToken() > replaced.fencingToken(), "a larger token than the replaced one");
+            assertEquals(replaced, acquired.replaced(), "the claim reports the record it replaced");
+            assertTrue(tx.complete(key, acquired.fencingToken(), new byte[] {2}, TTL), "completed in the transaction");
+            tx.commit();
+            return acquired.fencingToken();
+        }
     }
 
     private IdempotencyRecord stored(String key) {

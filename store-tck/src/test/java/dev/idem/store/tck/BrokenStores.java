@@ -6,6 +6,7 @@ import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.KeyWatchers;
 import dev.idem.store.RecordState;
+import dev.idem.store.TransactionalClaims;
 import jakarta.annotation.Nullable;
 
 import java.nio.charset.StandardCharsets;
@@ -599,6 +600,71 @@ final class BrokenStores {
         @Override
         protected long nextToken(String storageKey) {
             return drawn.get();
+        }
+    }
+
+    /** A claim in a transaction that takes over or supersedes keeps the replaced record's payload hash. */
+    static final class TransactionalClaimKeepsTheOldPayloadHash extends ReferenceStore {
+        TransactionalClaimKeepsTheOldPayloadHash(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected IdempotencyRecord claimedInTransactionOver(@Nullable IdempotencyRecord live, ClaimRequest request,
+                                                             long token, Instant now) {
+            IdempotencyRecord claimed = super.claimedInTransactionOver(live, request, token, now);
+            return live == null ? claimed : IdempotencyRecord.inProgress(claimed.key(), live.payloadHash(),
+                    claimed.owner(), token, claimed.startedAt(), claimed.leaseUntil());
+        }
+    }
+
+    /** Closing a transaction without a commit commits it: a claim that should have rolled back stays. */
+    static final class RollbackKeepsTheTransactionsWrites extends ReferenceStore {
+        RollbackKeepsTheTransactionsWrites(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        public TransactionalClaims transactionalClaims() {
+            TransactionalClaims real = super.transactionalClaims();
+            return new TransactionalClaims() {
+                @Override
+                public Optional<Transaction> join() {
+                    return real.join();
+                }
+
+                @Override
+                public Transaction joinOrBegin() {
+                    Transaction tx = real.joinOrBegin();
+                    return new Transaction() {
+                        @Override
+                        public boolean joined() {
+                            return tx.joined();
+                        }
+
+                        @Override
+                        public Optional<ClaimOutcome> claim(ClaimRequest request, Duration lockWait) {
+                            return tx.claim(request, lockWait);
+                        }
+
+                        @Override
+                        public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
+                            return tx.complete(key, fencingToken, result, ttl);
+                        }
+
+                        @Override
+                        public void commit() {
+                            tx.commit();
+                        }
+
+                        @Override
+                        public void close() {
+                            tx.commit(); // the bug: what was to be rolled back is written
+                            tx.close();
+                        }
+                    };
+                }
+            };
         }
     }
 

@@ -8,6 +8,7 @@ import dev.idem.store.IdempotencyStore;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.KeyWatchers;
 import dev.idem.store.RecordState;
+import dev.idem.store.TransactionalClaims;
 import dev.idem.store.TtlJitter;
 import jakarta.annotation.Nullable;
 
@@ -106,6 +107,12 @@ class ReferenceStore implements IdempotencyStore {
         Instant startedAt = takeover ? live.startedAt() : now;
         return IdempotencyRecord.inProgress(request.key(), request.payloadHash(), request.owner(), token, startedAt,
                 now.plus(request.lease()));
+    }
+
+    /** The record a claim in a transaction writes over {@code live}, at its commit: as a plain claim's. */
+    protected IdempotencyRecord claimedInTransactionOver(@Nullable IdempotencyRecord live, ClaimRequest request,
+                                                         long token, Instant now) {
+        return claimedOver(live, request, token, now);
     }
 
     /** The record a losing claim returns. */
@@ -264,6 +271,99 @@ class ReferenceStore implements IdempotencyStore {
     public Optional<KeyWatch> watch(String key) {
         ensureOpen();
         return Optional.of(opened(storageKey(key)));
+    }
+
+    /**
+     * Transactions of the store's own only (there is no application transaction to join). A transaction keeps its
+     * claim and completion to itself and writes them at its commit, only if the key's record is still the one its
+     * claim saw: a plain stand-in for a database's row lock, which keeps the claim's decision valid until the commit.
+     */
+    @Override
+    public TransactionalClaims transactionalClaims() {
+        return new TransactionalClaims() {
+            @Override
+            public Optional<Transaction> join() {
+                return Optional.empty();
+            }
+
+            @Override
+            public Transaction joinOrBegin() {
+                ensureOpen();
+                return new ReferenceTransaction();
+            }
+        };
+    }
+
+    /** One transaction: at most one claim, its completion, written together at the commit or dropped at close. */
+    private final class ReferenceTransaction implements TransactionalClaims.Transaction {
+        private String storageKey;
+        /** The key's record as stored when the claim was decided, which the commit requires unchanged. */
+        @Nullable
+        private IdempotencyRecord seen;
+        /** What the commit writes; null before a winning claim and after the commit. */
+        @Nullable
+        private IdempotencyRecord pending;
+
+        @Override
+        public boolean joined() {
+            return false;
+        }
+
+        @Override
+        public Optional<ClaimOutcome> claim(ClaimRequest request, Duration lockWait) {
+            ensureOpen();
+            synchronized (lock()) {
+                String key = storageKey(request.key());
+                Instant now = now();
+                IdempotencyRecord live = live(key, now);
+                if (live != null && !claimable(live, now, request.window())) {
+                    return Optional.of(new ClaimOutcome.Existing(asReportedToALoser(live, now), reportedTime(now)));
+                }
+                long token = nextToken(key);
+                storageKey = key;
+                seen = backend.records.get(key);
+                pending = claimedInTransactionOver(live, request, token, now);
+                return Optional.of(new ClaimOutcome.Acquired(token, live, reportedTime(now)));
+            }
+        }
+
+        @Override
+        public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
+            ensureOpen();
+            IdempotencyRecord claimed = pending;
+            if (claimed == null || !storageKey(key).equals(storageKey) || claimed.fencingToken() != fencingToken
+                    || claimed.state() != RecordState.IN_PROGRESS) {
+                return false;
+            }
+            Instant now = now();
+            pending = claimed.finished(RecordState.COMPLETED, kept(result), now, expiresAt(now, ttl));
+            return true;
+        }
+
+        @Override
+        public void commit() {
+            ensureOpen();
+            IdempotencyRecord writing = pending;
+            if (writing == null) {
+                return;
+            }
+            synchronized (lock()) {
+                if (backend.records.get(storageKey) != seen) {
+                    throw new IdempotencyStoreException("the reference store's transaction of " + storageKey
+                            + " met another write of the key before its commit");
+                }
+                backend.records.put(storageKey, writing);
+            }
+            pending = null;
+            if (writing.state() != RecordState.IN_PROGRESS) {
+                signal(storageKey, "complete");
+            }
+        }
+
+        @Override
+        public void close() {
+            pending = null; // what the commit did not write is rolled back
+        }
     }
 
     private boolean signalled(String key, String write, boolean applied) {
