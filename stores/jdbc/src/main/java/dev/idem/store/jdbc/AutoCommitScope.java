@@ -9,10 +9,11 @@ import java.sql.SQLException;
  * to its pool: a pool whose connections start in manual-commit mode gets them back so.
  *
  * <p>Only for a connection that holds no one's transaction: switching auto-commit on commits whatever is pending. The
- * store refuses a connection that may hold the application's transaction before it gets here
- * ({@link JdbcIdempotencyStore#requireOwn}).
+ * store refuses a connection in manual-commit mode before it gets here ({@link JdbcIdempotencyStore#requireOwn}),
+ * unless its builder declared that the data source's connections start so.
  */
 final class AutoCommitScope implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(AutoCommitScope.class.getName());
     private final Connection connection;
     private final boolean switched;
 
@@ -30,15 +31,27 @@ final class AutoCommitScope implements AutoCloseable {
         return new AutoCommitScope(connection, manual);
     }
 
-    /** {@return whether the connection came in manual-commit mode (and is switched back when this closes)} */
-    boolean cameInManualCommit() {
-        return switched;
-    }
-
+    /**
+     * Puts the connection back in manual-commit mode if it came so. Never throws: the store's statements on it have
+     * run (and committed) by now, and failing here would report them as failed. A connection that cannot be put back
+     * is aborted instead, so its pool never hands it out in the wrong mode.
+     */
     @Override
-    public void close() throws SQLException {
-        if (switched) {
+    public void close() {
+        if (!switched) {
+            return;
+        }
+        try {
             connection.setAutoCommit(false);
+        } catch (SQLException e) {
+            LOG.log(System.Logger.Level.WARNING, "jdbc store: a connection could not be put back in manual-commit"
+                    + " mode (" + e.getMessage() + "); it is aborted so its pool does not hand it out in auto-commit"
+                    + " mode", e);
+            try {
+                connection.abort(Runnable::run);
+            } catch (SQLException | RuntimeException abort) {
+                LOG.log(System.Logger.Level.WARNING, "jdbc store: aborting that connection failed too", abort);
+            }
         }
     }
 }

@@ -78,7 +78,8 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
         store.requireOpen("begin a transaction", "");
         Connection c = null;
         try {
-            c = store.requireOwn(dataSource.getConnection(), "begin a transaction", "");
+            c = store.connection("begin a transaction", "");
+            store.requireOwn(c, "begin a transaction", "");
             int isolation = c.getTransactionIsolation();
             if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
                 // A waiter's next statement must see what the holder committed; a stricter snapshot would not.

@@ -143,8 +143,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Nullable
     private final ExpiredRowSweeper sweeper;
     private final JdbcTransactionalClaims transactionalClaims;
-    /** Whether the data source's connections start in auto-commit mode, as the store's first one did. */
-    private final boolean autoCommitByDefault;
+    /**
+     * Whether the data source's connections start in manual-commit mode, as its builder declared
+     * ({@link Builder#manualCommitConnections}); otherwise one handed out in manual-commit mode is refused.
+     */
+    private final boolean manualCommitConnections;
     /**
      * PostgreSQL's claim statements (null elsewhere): reading first (with {@link #takeover} for a claimable row), and
      * locking the row (the transactional mode).
@@ -172,6 +175,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private JdbcIdempotencyStore(Builder b) {
         this.table = b.table;
         this.offsetMillis = b.offsetMillis;
+        this.manualCommitConnections = b.manualCommitConnections;
         if (b.dataSource != null) {
             this.dataSource = b.dataSource;
             this.ownedPool = null;
@@ -208,26 +212,23 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             this.dataSource = ownedPool;
         }
         try {
-            try (Connection c = dataSource.getConnection(); AutoCommitScope own = AutoCommitScope.on(c)) {
-                // A data source whose connections start in manual-commit mode is a pool of them, the store's to switch
-                // and put back; where they start in auto-commit mode, one handed out in manual-commit mode later holds
-                // someone's transaction (requireOwn).
-                this.autoCommitByDefault = !own.cameInManualCommit();
-                this.dialect = Dialect.of(c.getMetaData().getDatabaseProductName());
+            Connection first = dataSource.getConnection();
+            try (first; AutoCommitScope own = AutoCommitScope.on(requireOwn(first, "start", ""))) {
+                this.dialect = Dialect.of(first.getMetaData().getDatabaseProductName());
                 if (dialect == Dialect.SQLITE) {
                     // Readers never block the writer and the other way round; kept by the database file.
-                    try (Statement s = c.createStatement()) {
+                    try (Statement s = first.createStatement()) {
                         s.execute("PRAGMA journal_mode=WAL");
                     }
                 }
                 if (b.createTable) {
-                    try (Statement s = c.createStatement()) {
+                    try (Statement s = first.createStatement()) {
                         for (String statement : dialect.ddl(table)) {
                             s.execute(statement);
                         }
                     }
                 }
-                checkShape(c);
+                checkShape(first);
             }
         } catch (SQLException | RuntimeException e) {
             if (ownedPool != null) {
@@ -252,10 +253,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.complete = finishing(table, now, RecordState.COMPLETED);
         this.fail = finishing(table, now, RecordState.FAILED);
         this.sweepBatchSize = b.sweepBatchSize;
+        this.transactionalClaims = new JdbcTransactionalClaims(this, dataSource);
+        // Before the sweeper, whose thread starts at once and goes through the circuit.
+        this.circuit = new StoreCircuit("jdbc store", JdbcIdempotencyStore::scopeOf, this::probe);
         this.sweeper = b.sweepInterval == null ? null
                 : new ExpiredRowSweeper(table, b.sweepInterval, sweepBatchSize, this::deleteExpiredBatch);
-        this.transactionalClaims = new JdbcTransactionalClaims(this, dataSource);
-        this.circuit = new StoreCircuit("jdbc store", JdbcIdempotencyStore::scopeOf, this::probe);
     }
 
     /**
@@ -284,10 +286,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** The circuit's probe: one connection, borrowed and given back, within the pool's connection timeout. */
+    /** The circuit's probe: one connection, borrowed, checked and given back, within the pool's connection timeout. */
     private void probe() {
         try (Connection c = dataSource.getConnection()) {
-            c.isValid(0);
+            if (!c.isValid((int) Math.max(1, CONNECTION_TIMEOUT_MILLIS / 1000))) {
+                throw new IdempotencyStoreUnreachableException("jdbc store: still unreachable: the database gave a"
+                        + " connection that does not answer", null);
+            }
         } catch (SQLException e) {
             throw new IdempotencyStoreUnreachableException("jdbc store: still unreachable: " + e.getMessage(), e);
         }
@@ -331,6 +336,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private Duration sweepInterval;
         private int sweepBatchSize = DEFAULT_SWEEP_BATCH_SIZE;
         private ClaimPaths.Start claimStart = ClaimPaths.Start.ADAPTIVE;
+        private boolean manualCommitConnections;
 
         private Builder(@Nullable DataSource dataSource, @Nullable String url) {
             this.dataSource = dataSource;
@@ -384,6 +390,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
          */
         public Builder createTable(boolean createTable) {
             this.createTable = createTable;
+            return this;
+        }
+
+        /**
+         * Declares that the data source's idle connections start in manual-commit mode (a pool configured with
+         * auto-commit off), so the store switches each to auto-commit mode for its statements and back before giving
+         * it back. Only with a data source. Without this, a connection handed out in manual-commit mode is refused,
+         * changing nothing: it may hold the application's transaction (a transaction-aware data source hands that
+         * out), which switching or committing would break.
+         *
+         * @return this builder
+         */
+        public Builder manualCommitConnections() {
+            this.manualCommitConnections = true;
             return this;
         }
 
@@ -1264,8 +1284,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @SuppressWarnings("try") // the scope is held for its effect: auto-commit mode, put back as it came
     private <T> T run(String operation, String key, Work<T> work) {
         requireOpen(operation, key);
-        try (Connection c = requireOwn(connection(operation, key), operation, key);
-             AutoCommitScope own = AutoCommitScope.on(c)) { // every statement stands alone
+        Connection c = connection(operation, key);
+        try (c; AutoCommitScope own = AutoCommitScope.on(requireOwn(c, operation, key))) { // each statement alone
             return work.apply(c);
         } catch (SQLException | RuntimeException e) {
             if (ownedPool != null && isConnectionLost(e)) {
@@ -1277,29 +1297,34 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * Returns {@code c}, a connection the data source handed out, unless it may hold a transaction that is not the
-     * store's: one in manual-commit mode where the data source's connections start in auto-commit mode, as a
-     * transaction-aware data source (Spring's {@code TransactionAwareDataSourceProxy}) hands out the application's
-     * transaction. Switching it to auto-commit mode, or committing it, would commit the application's work half-way
-     * and break its transaction, so the store refuses it, changing nothing, and closes its handle.
+     * store's: one in manual-commit mode, unless the builder declared that the data source's connections start so
+     * ({@link Builder#manualCommitConnections}). A transaction-aware data source (Spring's
+     * {@code TransactionAwareDataSourceProxy}) hands out the application's transaction in manual-commit mode;
+     * switching it to auto-commit mode, or committing it, would commit the application's work half-way and break its
+     * transaction, so the store refuses it, changing nothing. The caller closes {@code c} (its handle only: a
+     * transaction-aware data source's close leaves the transaction open).
      *
      * @throws IdempotencyStoreException naming the operation and the key's scope, and what to do instead
      */
     Connection requireOwn(Connection c, String operation, String key) throws SQLException {
-        if (!autoCommitByDefault || c.getAutoCommit()) {
+        if (manualCommitConnections || c.getAutoCommit()) {
             return c;
         }
-        c.close(); // the handle only: a transaction-aware data source's close leaves the transaction open
         throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key) + " refused: the"
                 + " data source handed out a connection with auto-commit off, which holds a transaction that is not"
-                + " the store's (its connections start in auto-commit mode; a transaction-aware data source such as"
-                + " Spring's TransactionAwareDataSourceProxy hands out the application's transaction). The store"
-                + " never commits or changes a connection it does not own: give it a data source of its own"
-                + " connections (the pool itself, or idem.jdbc.url), or, to claim inside the application's"
+                + " the store's (a transaction-aware data source such as Spring's TransactionAwareDataSourceProxy"
+                + " hands out the application's transaction so). The store never commits or changes a connection"
+                + " that may hold someone's transaction: give it a data source of its own connections (the pool"
+                + " itself, or idem.jdbc.url); for a pool whose idle connections start in manual-commit mode, say so"
+                + " with JdbcIdempotencyStore.Builder.manualCommitConnections(); to claim inside the application's"
                 + " transaction, declare storeTransaction and bind that transaction with JdbcTransactions.join");
     }
 
-    /** A connection for {@link #run}, unless the circuit is open; one that cannot be had for an outage opens it. */
-    private Connection connection(String operation, String key) {
+    /**
+     * A connection of the data source for one operation (or one transaction of the store's own), unless the circuit
+     * is open; one that cannot be had for an outage opens it.
+     */
+    Connection connection(String operation, String key) {
         circuit.admit(operation, key);
         try {
             return dataSource.getConnection();

@@ -66,7 +66,8 @@ class ConnectionStateTest {
     @Test
     void aPoolOfManualCommitConnectionsGetsEachBackInManualCommitWithTheStoresWritesCommitted() {
         StateWatchingDataSource pool = new StateWatchingDataSource(url, false);
-        try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).table(table).build()) {
+        try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).table(table).manualCommitConnections()
+                .build()) {
             String done = prefix + "done";
             long token = acquired(store.claim(request(done))).fencingToken();
             assertTrue(store.renew(done, token, LEASE));
@@ -89,6 +90,47 @@ class ConnectionStateTest {
             assertEquals(RecordState.COMPLETED, reader.get(transactional).orElseThrow().state(),
                     "the transaction the store began committed");
             assertTrue(reader.get(done).isEmpty(), "the store's own writes committed, the delete last");
+        }
+    }
+
+    @Test
+    void aPoolOfManualCommitConnectionsNotDeclaredSoIsRefusedChangingNothing() {
+        StateWatchingDataSource pool = new StateWatchingDataSource(url, false);
+        IdempotencyStoreException refused = assertThrows(IdempotencyStoreException.class,
+                () -> JdbcIdempotencyStore.builder(pool).table(table).build());
+        assertTrue(refused.getMessage().contains("manualCommitConnections()"), refused.getMessage());
+        assertEquals(List.of(), pool.returnedAltered(), "the connection went back as it came");
+    }
+
+    @Test
+    void aStoreBuiltInsideTheApplicationsTransactionIsRefusedAndTheTransactionIsLeftAlone() throws Exception {
+        StateWatchingDataSource transactionAware = new StateWatchingDataSource(url, true);
+        try (Connection application = DriverManager.getConnection(url)) {
+            application.setAutoCommit(false);
+            insertSideRow(application, "o-0");
+            transactionAware.bind(application); // the store's first connection is the application's transaction
+            try {
+                IdempotencyStoreException refused = assertThrows(IdempotencyStoreException.class,
+                        () -> JdbcIdempotencyStore.builder(transactionAware).table(table).build());
+                assertTrue(refused.getMessage().contains("auto-commit off"), refused.getMessage());
+            } finally {
+                transactionAware.unbind();
+            }
+            assertEquals(List.of(), transactionAware.applicationChanges(), "the application's connection untouched");
+            assertEquals(0, side.rows("o-0"), "and its transaction not committed");
+            application.rollback();
+        }
+        try (JdbcIdempotencyStore later = JdbcIdempotencyStore.builder(transactionAware).table(table).build()) {
+            // once built outside it, the store still refuses the application's transaction
+            Connection application = DriverManager.getConnection(url);
+            try (application) {
+                application.setAutoCommit(false);
+                transactionAware.bind(application);
+                assertThrows(IdempotencyStoreException.class, () -> later.claim(request(prefix + "inside")));
+            } finally {
+                transactionAware.unbind();
+            }
+            assertEquals(List.of(), transactionAware.applicationChanges());
         }
     }
 
