@@ -144,8 +144,8 @@ class UnreachableDatabaseTest extends CrossProcessSuite {
     }
 
     /**
-     * {@value #REFUSED_CALLS} calls from 8 threads, all refused with the method not run, while at most the circuit's
-     * one probe (or the pool's one attempt to refill itself) reaches the endpoint.
+     * {@value #REFUSED_CALLS} calls from 8 threads, all refused with the method not run, while only the circuit's
+     * probes (one at a time) and the pool's attempts to refill itself reach the endpoint, none of the calls.
      */
     private void assertRefusedWithoutConnecting(LoopbackProxy proxy, IdempotentOperation<String> place,
                                                 ExecutorService callers) throws Exception {
@@ -163,9 +163,12 @@ class UnreachableDatabaseTest extends CrossProcessSuite {
             assertTrue(why.contains("claim of") && why.contains(policy.scope()), "names the operation and the"
                     + " scope: " + why);
         }
+        // Calls that reached the database would make one attempt each. What may reach it meanwhile is the circuit's
+        // probes, one at a time and each held up to the connect timeout by the silent proxy, and the pool's own
+        // attempts to refill itself: a few over the burst, however slowly a loaded machine runs it.
         long attempts = proxy.connections() - before;
-        assertTrue(attempts <= 2, attempts + " connection attempts reached the database during "
-                + REFUSED_CALLS + " calls; the circuit lets one probe at a time through");
+        assertTrue(attempts < REFUSED_CALLS / 10, attempts + " connection attempts reached the database during "
+                + REFUSED_CALLS + " calls; refused calls must not connect");
         assertEquals(ran, runs.get(), "fail-closed: no method ran");
         assertEquals(storeErrors + REFUSED_CALLS, count(IdempotencyEventType.STORE_ERROR));
     }
