@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyInProgressException;
 import dev.idem.OnInProgress;
+import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyStore;
@@ -25,8 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What the engine lets a claim wait on another transaction's hold of the key's row ({@link ClaimRequest#lockWait()}):
- * the caller's {@code waitTimeout}, nothing with {@code onInProgress = THROW}, and while the caller waits for an
- * execution elsewhere only what is left of it, counting the first claim's own wait. The execution elsewhere runs in
+ * the caller's {@code waitTimeout}, but at least {@link OperationPlan#MIN_LOCK_WAIT} (just that with
+ * {@code onInProgress = THROW}), and while the caller waits for an execution elsewhere only what is left of it,
+ * counting the first claim's own wait. The execution elsewhere runs in
  * another engine over the same in-memory store, as in another process.
  */
 class ClaimLockWaitTest {
@@ -98,15 +100,32 @@ class ClaimLockWaitTest {
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void withOnInProgressThrowTheClaimDoesNotWait() throws Exception {
+    void withOnInProgressThrowTheClaimWaitsOnlyForARacingClaimsCommit() throws Exception {
         Recording waiterStore = new Recording(backend);
         try (EngineFixture owner = new EngineFixture(new DelegatingStore(backend), b -> { });
              EngineFixture waiter = new EngineFixture(waiterStore, b -> { })) {
             running(owner);
-            IdempotencyPolicy impatient = IdempotencyPolicy.from(POLICY).onInProgress(OnInProgress.THROW).build();
+            IdempotencyPolicy impatient = IdempotencyPolicy.from(POLICY).onInProgress(OnInProgress.THROW)
+                    .waitTimeout(Duration.ofSeconds(10)).build();
             assertThrows(IdempotencyInProgressException.class,
                     () -> waiter.engine.operation(impatient, String.class).call(() -> "ran twice", "r-1"));
-            assertEquals(List.of(Duration.ZERO), waiterStore.lockWaits);
+            // Not zero: a caller that lost the race for a new key must see the winner's record, not a stand-in.
+            // Not the waitTimeout: THROW waits for no execution, nor for a transaction that holds the key.
+            assertEquals(List.of(OperationPlan.MIN_LOCK_WAIT), waiterStore.lockWaits);
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aWaitTimeoutShorterThanARacingClaimsCommitStillLetsTheClaimWaitForIt() throws Exception {
+        Recording waiterStore = new Recording(backend);
+        try (EngineFixture owner = new EngineFixture(new DelegatingStore(backend), b -> { });
+             EngineFixture waiter = new EngineFixture(waiterStore, b -> { })) {
+            running(owner);
+            IdempotencyPolicy hasty = IdempotencyPolicy.from(POLICY).waitTimeout(Duration.ZERO).build();
+            assertThrows(IdempotencyInProgressException.class,
+                    () -> waiter.engine.operation(hasty, String.class).call(() -> "ran twice", "r-1"));
+            assertEquals(List.of(OperationPlan.MIN_LOCK_WAIT), waiterStore.lockWaits);
         }
     }
 

@@ -161,13 +161,27 @@ public final class OperationPlan {
     }
 
     /**
+     * The shortest a call's first claim waits on another transaction's hold of the key's row
+     * ({@link ClaimRequest#lockWait()}), even with {@code onInProgress = THROW} or a shorter {@code waitTimeout}.
+     * Racing callers of a new key wait on each other this way: the winner's plain claim is one statement that holds
+     * the key (on PostgreSQL, its lock) until it commits, a few milliseconds even on a loaded server. A loser that
+     * gave up sooner would be answered with a stand-in in-progress record carrying its own payload hash (a payload
+     * conflict hidden) instead of the winner's record, and PostgreSQL would log an error for it. A transaction of the
+     * application that holds the key (the transactional mode) lasts as long as its method, far longer: THROW still
+     * refuses that caller without waiting for it to end.
+     */
+    public static final Duration MIN_LOCK_WAIT = Duration.ofMillis(250);
+
+    /**
      * The claim of a call: FIXED windows are in the key, so the store supersedes only by sliding windows. It waits on
-     * another transaction's hold of the key's row no longer than the caller waits for an execution in progress.
+     * another transaction's hold of the key's row as long as the caller waits for an execution in progress, and at
+     * least {@link #MIN_LOCK_WAIT} (only that with {@code onInProgress = THROW}, which waits for no execution).
      */
     public ClaimRequest claimRequest(String keyText, String payloadHex, String owner) {
+        Duration lockWait = policy.onInProgress() == OnInProgress.THROW
+                || policy.waitTimeout().compareTo(MIN_LOCK_WAIT) < 0 ? MIN_LOCK_WAIT : policy.waitTimeout();
         return new ClaimRequest(keyText, payloadHex, owner, policy.lease(),
-                fixedWindow ? Duration.ZERO : policy.window(),
-                policy.onInProgress() == OnInProgress.THROW ? Duration.ZERO : policy.waitTimeout());
+                fixedWindow ? Duration.ZERO : policy.window(), lockWait);
     }
 
     /** SHA-256 over the canonical encoding of the payload values, on an encoder of its own. */

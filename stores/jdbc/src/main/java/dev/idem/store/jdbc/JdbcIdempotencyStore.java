@@ -246,7 +246,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.claimReadingFirst = dialect == Dialect.POSTGRESQL ? pgClaimReadingFirst(table, now, nextToken) : null;
         this.claimInsertingFirst = dialect == Dialect.POSTGRESQL ? pgClaimInsertingFirst(table, now, nextToken) : null;
         this.claimPaths = new ClaimPaths(b.claimStart);
-        this.takeover = dialect == Dialect.POSTGRESQL ? pgTakeover(table, now, nextToken) : null;
+        this.takeover = dialect == Dialect.POSTGRESQL ? pgTakeover(table, nextToken) : null;
         this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaimLocking(table, nextToken) : null;
         this.readWithToken = dialect != Dialect.POSTGRESQL && nextToken != null
                 ? readDrawingATokenIfClaimable(table, now, nextToken) : null;
@@ -684,9 +684,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      *
      * <p>A row whose record is claimable (released, deleted, expired, or an in-progress record whose lease passed) is
      * rarer, and taken over by a second statement, {@link #takeover}: an {@code UPDATE} that applies only while the row
-     * is still the version read (token, state, lease). The update locks the row and, when a concurrent write changed
+     * is still the version read (token, state, lease). It locks the row first and, when a concurrent write changed
      * it first, re-checks that guard on the latest version, which fails, so nothing is written and the claim reads
-     * again. Claimability only grows with time for one version, so an update that applies is a claim at that version.
+     * again; it reads the clock for the lease once it holds the lock. Claimability only grows with time for one
+     * version, so an update that applies is a claim at that version.
      * Keeping the takeover out of the common statement keeps that statement small: PostgreSQL starts every node of a
      * statement's plan on each execution, whether or not it writes.
      */
@@ -724,13 +725,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         try (PreparedStatement ps = c.prepareStatement(takeover)) {
             long offset = offsetMillis.getAsLong();
-            int i = bindLockWait(ps, bindClaimedRecord(ps, 0, request, offset, lease), request);
+            int i = bindLockWait(ps, 0, request);
             ps.setBytes(++i, hash);
             ps.setLong(++i, row.token);
             ps.setString(++i, row.state);
             ps.setLong(++i, row.leaseUntil);
+            bindClaimedRecord(ps, i, request, offset, lease);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(new ClaimOutcome.Acquired(rs.getLong(1), live, nowAt))
+                // The store's time is the takeover's, which stamped the lease, not the read's before it.
+                return rs.next() ? Optional.of(new ClaimOutcome.Acquired(rs.getLong(1), live,
+                        Instant.ofEpochMilli(rs.getLong(2) + offset)))
                         : Optional.empty(); // a concurrent write changed the row first: read it again
             }
         }
@@ -800,13 +804,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * log that operators watch, for a loss that is expected.
      */
     private static String pgClaimReadingFirst(String table, String now, String nextToken) {
-        // The statement's time (statement_timestamp()), the same wherever the statement reads it. The lock wait is
-        // set before the key's lock is taken (key_locked reads waits), so it bounds that wait too.
+        // A row as read is reported with the statement's time (statement_timestamp()): reading it waits on nothing.
+        // The inserted row is stamped with the time the key's lock was got (KEY_CLOCK), which may be the end of a
+        // transactional claim of the key. The lock wait is set before the key's lock is taken (key_locked reads
+        // waits), so it bounds that wait too.
         return "WITH waits AS (SELECT " + BOUNDED_LOCK_WAIT + " AS lock_timeout),"
                 + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?), " + PG_KEY_LOCKED_AFTER_WAITS
+                + ", " + KEY_CLOCK
                 + ", ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
-                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", "
-                + now + " + ? FROM key_locked WHERE NOT EXISTS (SELECT 1 FROM old)"
+                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", (clock.ms + ?),"
+                + " (clock.ms + ?) + ? FROM clock WHERE NOT EXISTS (SELECT 1 FROM old)"
                 + " ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token)"
                 + " SELECT " + COLUMNS + ", " + now + " AS now_ms, CAST(NULL AS BIGINT) AS inserted FROM old"
                 + " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, fencing_token"
@@ -870,6 +877,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             "key_locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(?) FROM waits)";
 
     /**
+     * PostgreSQL: a common table expression {@code clock} of one row, {@code ms}, the database's clock (without the
+     * time offset) read once {@link #PG_KEY_LOCKED_AFTER_WAITS} has the key's lock: the time a plain claim that
+     * inserts the key's row stamps it with. Waiting for the lock may take up to the claim's lock wait (a
+     * transactional claim of the key holds it until its transaction ends), and the statement's own time, from before
+     * that wait, would start the lease that much early: partly or wholly past when the row is written.
+     */
+    private static final String KEY_CLOCK =
+            "clock AS MATERIALIZED (SELECT " + Dialect.POSTGRESQL.clockMillis() + " AS ms FROM key_locked)";
+
+    /**
      * The number PostgreSQL's claims lock a key by: the first eight bytes of its hash, as {@link Dialect#KEY_LOCK}
      * computes it from the stored hash. Two keys that share it only wait for each other's inserts.
      */
@@ -913,25 +930,34 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     private static String pgClaimInsertingFirst(String table, String now, String nextToken) {
         return "WITH waits AS (SELECT " + BOUNDED_LOCK_WAIT + " AS lock_timeout), " + PG_KEY_LOCKED_AFTER_WAITS
-                + " INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
-                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", " + now + ", " + now
-                + " + ? FROM key_locked ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token";
+                + ", " + KEY_CLOCK + " INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner,"
+                + " fencing_token, started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ","
+                + " (clock.ms + ?), (clock.ms + ?) + ? FROM clock ON CONFLICT (key_hash) DO NOTHING"
+                + " RETURNING fencing_token";
     }
 
     /**
      * PostgreSQL's takeover of a row whose record {@link #claimReadingFirst} found claimable: applies only to the
      * version read (token, state, lease), drawing the token as it writes, after that version was committed.
-     * Parameters: key, payload hash, owner, the time offset twice, the lease, the lock wait, the key hash, and the
-     * version read's token, state and lease.
+     * {@code locked} locks the row first, still that version, and the clock is read only then ({@code clock}): an
+     * UPDATE computes its new values before it waits on a row lock (a transactional claim's, up to the lock wait),
+     * so a lease stamped by it could count from before the wait, and be partly or wholly past once written. Holding
+     * the row's lock, the update writes the version {@code locked} checked. Returns the token and the clock read
+     * (without the time offset). Parameters: the lock wait, the key hash, the version read's token, state and lease,
+     * then key, payload hash, owner, the time offset twice and the lease.
      */
-    private static String pgTakeover(String table, String now, String nextToken) {
-        return "UPDATE " + table + " SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?, owner = ?,"
+    private static String pgTakeover(String table, String nextToken) {
+        return "WITH waits AS (SELECT " + BOUNDED_LOCK_WAIT + " AS lock_timeout),"
+                + " locked AS MATERIALIZED (SELECT r.key_hash FROM " + table + " r, waits"
+                + " WHERE r.key_hash = ? AND r.fencing_token = ? AND r.state = ? AND r.lease_until = ?"
+                + " FOR UPDATE OF r),"
+                + " clock AS MATERIALIZED (SELECT " + Dialect.POSTGRESQL.clockMillis() + " AS ms, key_hash FROM locked)"
+                + " UPDATE " + table + " AS t SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?, owner = ?,"
                 + " fencing_token = " + nextToken + ","
-                + " started_at = CASE WHEN state = 'IN_PROGRESS' THEN started_at ELSE " + now + " END,"
-                + " lease_until = " + now + " + ?, completed_at = NULL, expires_at = NULL, result = NULL"
-                + " FROM (SELECT " + BOUNDED_LOCK_WAIT + ") AS waits"
-                + " WHERE key_hash = ? AND fencing_token = ? AND state = ? AND lease_until = ?"
-                + " RETURNING fencing_token";
+                + " started_at = CASE WHEN t.state = 'IN_PROGRESS' THEN t.started_at ELSE (clock.ms + ?) END,"
+                + " lease_until = (clock.ms + ?) + ?, completed_at = NULL, expires_at = NULL, result = NULL"
+                + " FROM clock WHERE t.key_hash = clock.key_hash"
+                + " RETURNING t.fencing_token, clock.ms";
     }
 
     /**
