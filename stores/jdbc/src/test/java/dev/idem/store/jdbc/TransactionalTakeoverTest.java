@@ -53,7 +53,8 @@ class TransactionalTakeoverTest {
     private final String table = JdbcStoreTck.uniqueTable();
     private final AtomicLong offset = new AtomicLong();
     private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
-    private final List<Object> answers = new CopyOnWriteArrayList<>(); // a Reconciliation, an Exception to throw, or a Callable
+    /** The reconciler's answers in turn: a Reconciliation, an Exception to throw, or a Callable giving one. */
+    private final List<Object> answers = new CopyOnWriteArrayList<>();
     private final List<AbandonedExecution> asked = new CopyOnWriteArrayList<>();
     private final AtomicInteger runs = new AtomicInteger();
     /** Refusals of abandoned claims are warnings an operator must see; asserted here, not printed. */

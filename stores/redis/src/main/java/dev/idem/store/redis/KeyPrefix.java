@@ -10,8 +10,9 @@ import jakarta.annotation.Nullable;
  * which part of a name Redis Cluster hashes (a record and its counter could land in different slots); an operator
  * writes it into ACL patterns ({@code ~prefix:*}), where {@code * ? [ ] \} are glob characters that would widen the
  * pattern; a {@code :} is the separator the store puts after the prefix, so the pattern {@code ~a:*} of prefix
- * {@code a} would also cover every key and channel of another application's prefix {@code a:b}; whitespace and control characters are typing mistakes in a properties
- * file; and every record carries its length, so it stays short.
+ * {@code a} would also cover every key and channel of another application's prefix {@code a:b}; whitespace and
+ * control characters are typing mistakes in a properties file; and every record carries its length, so it stays
+ * short.
  */
 final class KeyPrefix {
     private KeyPrefix() {
