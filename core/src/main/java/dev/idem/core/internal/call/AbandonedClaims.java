@@ -94,7 +94,8 @@ public final class AbandonedClaims {
 
     /**
      * {@link #settle} for a claim made inside {@code tx}, which the caller commits (when the method runs) or closes.
-     * When this returns an answer, {@code tx} is committed; when it throws, nothing was written, and closing {@code tx}
+     * When this returns an answer, {@code tx} is committed with the answer as the key's result; when it throws
+     * (including when that answer could not be completed or committed), nothing was recorded, and closing {@code tx}
      * rolls the claim back.
      */
     Settled settleInTransaction(OperationPlan plan, String keyText, ClaimOutcome.Acquired acquired,
@@ -176,7 +177,7 @@ public final class AbandonedClaims {
         String how = lapse + "; the reconciler said its work happened, so its answer is the stored result and the"
                 + " method did not run again";
         if (tx != null) {
-            commit(plan, keyText, token, how, bytes, tx);
+            commit(plan, keyText, token, lapse, how, bytes, tx);
             return decoded;
         }
         try {
@@ -196,9 +197,13 @@ public final class AbandonedClaims {
 
     /**
      * The reconciler's answer, completed and committed in the transaction the claim was made in. If that fails, the
-     * transaction rolls back as its caller closes it, which leaves the abandoned claim for the next call to reconcile.
+     * call fails closed ({@link #failClosed}): in transactional mode a result handed to the caller is one committed
+     * with its record, so an answer that could not be recorded is not handed out; the transaction rolls back as its
+     * caller closes it, which leaves the abandoned claim for the next call to reconcile.
+     *
+     * @throws IdempotencyAbandonedException when the answer could not be completed or committed
      */
-    private void commit(OperationPlan plan, String keyText, long token, String how, byte[] bytes,
+    private void commit(OperationPlan plan, String keyText, long token, String lapse, String how, byte[] bytes,
                         TransactionalClaims.Transaction tx) {
         try {
             if (tx.complete(keyText, token, bytes, plan.policy.ttl())) {
@@ -206,14 +211,13 @@ public final class AbandonedClaims {
                 events.emit(IdempotencyEventType.RECONCILED, plan.operation, keyText, token, how);
                 return;
             }
-            events.emit(IdempotencyEventType.INDETERMINATE, plan.operation, keyText, token, how + "; but storing the"
-                    + " answer was refused although this transaction holds the key's row (was the record deleted?),"
-                    + " so the transaction rolls back and the next call asks the reconciler again");
         } catch (RuntimeException e) {
-            events.emit(IdempotencyEventType.INDETERMINATE, plan.operation, keyText, token, how + "; but the answer"
-                    + " could not be committed, so the transaction rolls back and the next call asks the reconciler"
-                    + " again", e);
+            throw failClosed(plan, keyText, token, lapse, "its reconciler said the"
+                    + " work happened, but its answer could not be committed (" + e.getMessage() + ")", e, tx);
         }
+        throw failClosed(plan, keyText, token, lapse, "its reconciler said the work happened, but storing"
+                + " its answer was refused although this transaction holds the key's row (was the record deleted?)",
+                null, tx);
     }
 
     /**

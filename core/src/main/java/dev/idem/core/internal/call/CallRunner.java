@@ -1,5 +1,6 @@
 package dev.idem.core.internal.call;
 
+import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyConflictException;
 import dev.idem.IdempotencyContext;
 import dev.idem.IdempotencyInProgressException;
@@ -16,6 +17,7 @@ import dev.idem.core.internal.codec.StoredResults;
 import dev.idem.core.internal.key.CallKey;
 import dev.idem.core.internal.key.CanonicalEncoder;
 import dev.idem.core.internal.key.Sha256;
+import dev.idem.core.internal.plan.DeferredStore;
 import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.core.internal.plan.ReturnKind;
 import dev.idem.internal.ContextSlot;
@@ -448,6 +450,13 @@ public final class CallRunner implements AutoCloseable {
 
     private Object storeUnavailable(OperationPlan plan, String keyText, Invocation body, RuntimeException e)
             throws Throwable {
+        if (e instanceof IdempotencyConfigurationException || e == DeferredStore.creationFailure(plan.store)) {
+            // Not an outage but a mistake (a bad setting, a missing table): it does not pass by itself, so running
+            // unprotected would be for good. Fail closed, with the error as it is, as planning would have.
+            events.emit(IdempotencyEventType.STORE_ERROR, plan.operation, keyText, 0,
+                    "the store cannot serve (not an outage); the method did not run, whatever onStoreError says", e);
+            throw e;
+        }
         if (plan.policy.onStoreError() == OnStoreError.FAIL_OPEN || defaultOnStoreError == OnStoreError.FAIL_OPEN) {
             events.emit(IdempotencyEventType.FAIL_OPEN, plan.operation, keyText, 0,
                     "the store failed before the call; the method runs unprotected", e);

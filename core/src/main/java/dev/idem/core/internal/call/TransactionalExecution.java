@@ -12,6 +12,7 @@ import dev.idem.core.Invocation;
 import dev.idem.core.internal.codec.StoredResults;
 import dev.idem.core.internal.key.CallKey;
 import dev.idem.core.internal.key.Sha256;
+import dev.idem.core.internal.plan.DeferredStore;
 import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.core.internal.plan.ReturnKind;
 import dev.idem.core.internal.plan.StoreTransactionCheck;
@@ -77,6 +78,11 @@ public final class TransactionalExecution {
         try {
             tx = begin(plan, keyText);
         } catch (IdempotencyStoreException e) {
+            if (e == DeferredStore.creationFailure(plan.store)) {
+                events.emit(IdempotencyEventType.STORE_ERROR, plan.operation, keyText, 0,
+                        "the store cannot serve (not an outage); the method did not run", e);
+                throw e; // a mistake, not an outage: as it is, as planning would have thrown it
+            }
             throw storeError(plan, keyText, "beginning the transaction", e);
         }
         try (tx) {
@@ -158,7 +164,13 @@ public final class TransactionalExecution {
     }
 
     private TransactionalClaims.Transaction begin(OperationPlan plan, String keyText) {
-        TransactionalClaims claims = plan.store.transactionalClaims();
+        TransactionalClaims claims;
+        try {
+            claims = plan.store.transactionalClaims();
+        } catch (UnsupportedOperationException e) {
+            // Planned while the store did not exist yet (StoreTransactionCheck), and it turned out not to offer it.
+            throw StoreTransactionCheck.unsupported(plan, "its store (" + plan.store + ")", e);
+        }
         if (plan.policy.storeTransaction() == StoreTransaction.REQUIRED) {
             return claims.joinOrBegin();
         }

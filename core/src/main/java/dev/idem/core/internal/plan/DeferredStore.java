@@ -22,15 +22,23 @@ import java.util.function.Supplier;
  * created again by a {@link StoreCircuit} probe, one attempt at a time with back-off, in the background. Once an
  * attempt returns a store, every operation is that store's, and the store's own failures are reported as they are.
  *
+ * <p>An attempt that fails with anything but {@link IdempotencyStoreUnreachableException} (a missing table, a refused
+ * login, a bad property: the server answered, or the configuration is wrong) ends the probing: no later attempt could
+ * mend it, and reporting it as an outage would keep callers failing for the wrong reason (or, under FAIL_OPEN,
+ * running unprotected for good). That error is then thrown, as it is, by every later operation, and
+ * {@link #creationFailure} tells the engine so, which fails such calls closed whatever {@code onStoreError} says.
+ *
  * <p>Closing closes the created store, or, when an attempt in flight creates one after the close, that one.
  */
-final class DeferredStore implements IdempotencyStore {
+public final class DeferredStore implements IdempotencyStore {
     private static final System.Logger LOG = System.getLogger(DeferredStore.class.getName());
 
     private final String name;
     private final Supplier<IdempotencyStore> factory;
     private final StoreCircuit circuit;
     private volatile IdempotencyStore store;
+    /** Why an attempt failed for good (not an outage); set once, and then no attempt is made again. */
+    private volatile RuntimeException broken;
     private volatile boolean closed;
 
     /**
@@ -39,14 +47,45 @@ final class DeferredStore implements IdempotencyStore {
      * @param failure why the first creation failed
      */
     DeferredStore(String name, Supplier<IdempotencyStore> factory, IdempotencyStoreUnreachableException failure) {
+        this(name, factory, failure, null);
+    }
+
+    /** As above, with the circuit's probes run by {@code probes} (tests run them one by one); null: its own. */
+    DeferredStore(String name, Supplier<IdempotencyStore> factory, IdempotencyStoreUnreachableException failure,
+                  StoreCircuit.ProbeScheduler probes) {
         this.name = name;
         this.factory = factory;
-        this.circuit = new StoreCircuit("store \"" + name + "\"", key -> key, this::create);
+        String subject = "store \"" + name + "\"";
+        this.circuit = probes == null ? new StoreCircuit(subject, DeferredStore::scopeOf, this::create)
+                : new StoreCircuit(subject, DeferredStore::scopeOf, this::create, StoreCircuit.FIRST_BACKOFF,
+                        StoreCircuit.LONGEST_BACKOFF, System::nanoTime, probes);
         circuit.open(failure);
     }
 
+    /**
+     * The error that ended the attempts to create {@code store}'s real store, when {@code store} is a stand-in whose
+     * creation failed for good; null otherwise (a working store, or one that is only unreachable so far). Every
+     * operation of such a store throws this very instance, so the engine can tell it from a failure of the store's
+     * server, and must not run the method unprotected over it.
+     */
+    public static RuntimeException creationFailure(IdempotencyStore store) {
+        return store instanceof DeferredStore deferred ? deferred.broken : null;
+    }
+
     private void create() {
-        IdempotencyStore created = factory.get();
+        IdempotencyStore created;
+        try {
+            created = factory.get();
+        } catch (IdempotencyStoreUnreachableException e) {
+            throw e; // still an outage: the circuit probes again later
+        } catch (RuntimeException e) {
+            broken = e;
+            circuit.close(); // no further attempt: this one's answer stands
+            LOG.log(Level.ERROR, "store \"" + name + "\" answered but cannot be created (" + e.getMessage()
+                    + "); it is not tried again, and every call fails with this error until the engine is"
+                    + " re-created", e);
+            return;
+        }
         synchronized (this) {
             if (!closed) {
                 store = created;
@@ -64,11 +103,19 @@ final class DeferredStore implements IdempotencyStore {
             return s;
         }
         if (closed) {
-            throw new IdempotencyStoreException("store \"" + name + "\": " + operation + " of " + key
+            throw new IdempotencyStoreException("store \"" + name + "\": " + operation + " of " + scopeOf(key)
                     + " refused: the store is closed");
+        }
+        RuntimeException failure = broken;
+        if (failure != null) {
+            throw failure;
         }
         circuit.admit(operation, key);
         s = store; // the circuit closes only after a probe created the store
+        failure = broken;
+        if (failure != null) { // the attempt failed for good between the two reads
+            throw failure;
+        }
         if (s == null) {
             throw new IllegalStateException("the circuit of store \"" + name + "\" closed without a store");
         }
@@ -117,7 +164,7 @@ final class DeferredStore implements IdempotencyStore {
 
     @Override
     public TransactionalClaims transactionalClaims() {
-        return store("transactional claims", "any key").transactionalClaims();
+        return store("transactional claims", "").transactionalClaims();
     }
 
     @Override
@@ -131,6 +178,21 @@ final class DeferredStore implements IdempotencyStore {
         if (s != null) {
             s.close();
         }
+    }
+
+    /**
+     * How messages name a key: its namespace and scope, never its hash (as the jdbc and redis stores do), since keys
+     * are derived from the callers' arguments.
+     */
+    static String scopeOf(String key) {
+        if (key.isEmpty()) {
+            return "the store";
+        }
+        int hash = key.lastIndexOf(':'); // a scope may hold colons itself ("gemini-lab:daily-content")
+        if (key.startsWith("idem:") && hash > "idem:".length() && key.substring(5, hash).indexOf(':') > 0) {
+            return "scope " + key.substring(5, hash);
+        }
+        return "a key outside any scope";
     }
 
     @Override

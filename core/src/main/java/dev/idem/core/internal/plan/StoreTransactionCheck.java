@@ -1,6 +1,7 @@
 package dev.idem.core.internal.plan;
 
 import dev.idem.IdempotencyConfigurationException;
+import dev.idem.IdempotencyStoreUnreachableException;
 import dev.idem.OnStoreError;
 import dev.idem.OnUndecodable;
 import dev.idem.StoreTransaction;
@@ -16,7 +17,9 @@ public final class StoreTransactionCheck {
 
     /**
      * Refuses, at planning, a plan whose transactional mode cannot be kept: a store without the capability, and
-     * attributes that need the claim to outlive the transaction.
+     * attributes that need the claim to outlive the transaction. A plan checked without its store ({@code idem:check})
+     * and one whose store does not exist yet (unreachable so far) are not refused for the capability: the first has
+     * it checked when it is planned for calls, the second at each call until its store exists.
      *
      * @param storeName the store's name as configured, for the message
      */
@@ -56,12 +59,31 @@ public final class StoreTransactionCheck {
             throw new IdempotencyConfigurationException(attribute + " does not yet run a method again over a"
                     + " result it cannot decode; drop onUndecodable = RUN_AGAIN.");
         }
+        if (plan.store == null) {
+            return; // checked without its store (idem:check): whether it can is the store's to tell, at planning
+        }
         try {
             plan.store.transactionalClaims();
         } catch (UnsupportedOperationException e) {
-            throw new IdempotencyConfigurationException(attribute + " needs a store that claims keys inside the"
-                    + " database transaction the method writes in; store \"" + storeName + "\" cannot: "
-                    + e.getMessage(), e);
+            throw unsupported(plan, "store \"" + storeName + "\"", e);
+        } catch (IdempotencyStoreUnreachableException e) {
+            // The store does not exist yet (its server was unreachable when it was created): an outage is no reason
+            // to refuse the method. Until it exists its calls fail closed with the store error, and the capability
+            // is asked at each call (TransactionalExecution), so a store that turns out not to have it is then a
+            // configuration error at every call.
         }
+    }
+
+    /**
+     * The refusal of a transactional plan whose store turned out not to claim inside a transaction.
+     *
+     * @param store how to name the store ({@code store "jdbc"})
+     * @param e     the store's answer to {@code transactionalClaims()}
+     */
+    public static IdempotencyConfigurationException unsupported(OperationPlan plan, String store,
+                                                                 UnsupportedOperationException e) {
+        return new IdempotencyConfigurationException(plan.operation + ": @Idempotent(storeTransaction = "
+                + plan.policy.storeTransaction() + ") needs a store that claims keys inside the database transaction"
+                + " the method writes in; " + store + " cannot: " + e.getMessage(), e);
     }
 }

@@ -3,7 +3,10 @@ package dev.idem.core.internal.plan;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.IdempotencyStoreUnreachableException;
+import dev.idem.Idempotent;
+import dev.idem.StoreTransaction;
 import dev.idem.OnStoreError;
+import dev.idem.core.ConfigurationCheck;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyEvent;
@@ -42,6 +45,8 @@ class UnreachableStoreTest {
     /** The provider's answers: shared with the instance the registry creates by class name. */
     static volatile boolean reachable;
     static volatile boolean misconfigured;
+    /** Thrown by every attempt once set: the server answered, but the store cannot serve. */
+    static volatile RuntimeException mistakeFoundLater;
     static final AtomicInteger creations = new AtomicInteger();
 
     /** A store that is away until {@link #reachable}, then an in-memory one. */
@@ -56,6 +61,10 @@ class UnreachableStoreTest {
             creations.incrementAndGet();
             if (misconfigured) {
                 throw new IdempotencyConfigurationException("idem.flaky.url = \"nowhere\" is not a URL");
+            }
+            RuntimeException later = mistakeFoundLater;
+            if (later != null && creations.get() > 1) { // the first attempt is an outage, a later one not
+                throw later;
             }
             if (!reachable) {
                 throw new IdempotencyStoreUnreachableException("flaky store: cannot connect to nowhere:1",
@@ -74,6 +83,7 @@ class UnreachableStoreTest {
     void away() {
         reachable = false;
         misconfigured = false;
+        mistakeFoundLater = null;
         creations.set(0);
     }
 
@@ -153,6 +163,82 @@ class UnreachableStoreTest {
             assertThrows(IdempotencyConfigurationException.class, engine::requireDefaultStore);
         }
         assertEquals(0, count(IdempotencyEventType.FAIL_OPEN));
+    }
+
+    /** Calls {@code place} until it fails with {@code expected}'s type and message; fail-open runs meanwhile. */
+    private <E extends Exception> E awaitFailure(IdempotentOperation<String> place, Class<E> expected,
+                                                 String message) throws Exception {
+        while (true) {
+            try {
+                place(place, "a");
+            } catch (Exception e) {
+                if (expected.isInstance(e) && e.getMessage().equals(message)) {
+                    return expected.cast(e);
+                }
+                if (!(e instanceof IdempotencyStoreException)) {
+                    throw e;
+                }
+            }
+            Thread.sleep(5); // the background attempt has not come yet; bounded by the test's timeout
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aStoreThatAnswersButCannotServeEndsTheProbingAndFailsEveryCallEvenUnderFailOpen() throws Exception {
+        mistakeFoundLater = new IdempotencyStoreException("flaky store: table idem_records is missing");
+        try (IdemEngine engine = engine(OnStoreError.FAIL_OPEN)) {
+            IdempotentOperation<String> place = engine.operation(policy, String.class);
+            awaitFailure(place, IdempotencyStoreException.class, mistakeFoundLater.getMessage());
+            int ran = runs.get();
+            int attempts = creations.get();
+            long failOpens = count(IdempotencyEventType.FAIL_OPEN);
+            reachable = true; // a probe that still ran would now create the store
+            for (int i = 0; i < 3; i++) {
+                IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, () -> place(place, "a"));
+                assertEquals(mistakeFoundLater.getMessage(), e.getMessage(), "the error as it is, not unreachable");
+            }
+            assertEquals(ran, runs.get(), "not run unprotected over a mistake");
+            assertEquals(failOpens, count(IdempotencyEventType.FAIL_OPEN));
+            assertEquals(2, attempts, "the first attempt, then the probe that found the mistake");
+            assertEquals(attempts, creations.get(), "no attempt after it");
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aConfigurationErrorFoundLaterIsThrownAtEveryCallAndNeverRunsUnprotected() throws Exception {
+        mistakeFoundLater = new IdempotencyConfigurationException("idem.flaky.user = \"app\" is refused");
+        try (IdemEngine engine = engine(OnStoreError.FAIL_OPEN)) {
+            IdempotentOperation<String> place = engine.operation(policy, String.class);
+            awaitFailure(place, IdempotencyConfigurationException.class, mistakeFoundLater.getMessage());
+            int ran = runs.get();
+            assertThrows(IdempotencyConfigurationException.class, () -> place(place, "a"));
+            assertEquals(ran, runs.get());
+            assertEquals(2, creations.get());
+        }
+    }
+
+    static class Ledger {
+        @Idempotent(scope = "ledger", storeTransaction = StoreTransaction.REQUIRED)
+        public String post(String entry) {
+            return entry;
+        }
+    }
+
+    @Test
+    void aTransactionalMethodIsCheckedAndPlannedWhileItsStoreIsUnreachableAndFailsClosedAtItsCall() throws Throwable {
+        try (IdemEngine engine = engine(OnStoreError.FAIL_CLOSED)) {
+            assertEquals(List.of(), ConfigurationCheck.problems(engine, Ledger.class), "idem:check does not crash");
+            IdempotentOperation<String> post = engine.operation(IdempotencyPolicy.custom().operation("Ledger#post")
+                    .scope("ledger").storeTransaction(StoreTransaction.REQUIRED).build(), String.class);
+            IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, () -> post.call(() -> {
+                runs.incrementAndGet();
+                return "posted";
+            }, "e1"));
+            assertInstanceOf(IdempotencyStoreUnreachableException.class, e.getCause(), e.toString());
+            assertEquals(0, runs.get());
+        }
     }
 
     @Test

@@ -53,7 +53,8 @@ class TransactionalTakeoverTest {
     private final String table = JdbcStoreTck.uniqueTable();
     private final AtomicLong offset = new AtomicLong();
     private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
-    private final List<Object> answers = new CopyOnWriteArrayList<>(); // a Reconciliation, or an Exception to throw
+    /** The reconciler's answers in turn: a Reconciliation, an Exception to throw, or a Callable giving one. */
+    private final List<Object> answers = new CopyOnWriteArrayList<>();
     private final List<AbandonedExecution> asked = new CopyOnWriteArrayList<>();
     private final AtomicInteger runs = new AtomicInteger();
     /** Refusals of abandoned claims are warnings an operator must see; asserted here, not printed. */
@@ -78,6 +79,9 @@ class TransactionalTakeoverTest {
                         Object next = answers.remove(0);
                         if (next instanceof Exception e) {
                             throw e;
+                        }
+                        if (next instanceof java.util.concurrent.Callable<?> answer) {
+                            return (Reconciliation) answer.call();
                         }
                         return (Reconciliation) next;
                     }
@@ -210,6 +214,34 @@ class TransactionalTakeoverTest {
         answers.add(Reconciliation.happened("placed A-5 before it died"));
         assertEquals("placed A-5 before it died", op.call(() -> place("A-5"), "A-5"));
         assertEquals(2, asked.size(), "asked again by the next call");
+        assertEquals(0, runs.get());
+    }
+
+    @Test
+    @Timeout(60)
+    void anAnswerThatCannotBeCommittedFailsClosedInsteadOfBeingHandedOutUnrecorded() throws Exception {
+        IdempotencyRecord dead = abandonedPlainClaim("A-6");
+        answers.add((java.util.concurrent.Callable<Reconciliation>) () -> {
+            // The reconciler breaks the transaction it runs in: PostgreSQL then refuses every later statement of it.
+            try (java.sql.Statement broken = JdbcTransactions.connection().createStatement()) {
+                broken.execute("SELECT 1 / 0");
+            } catch (java.sql.SQLException expected) {
+                // the transaction is aborted now
+            }
+            return Reconciliation.happened("placed A-6 before it died");
+        });
+        IdempotentOperation<String> op = operation(StoreTransaction.REQUIRED, OnAbandoned.RECONCILE);
+
+        IdempotencyAbandonedException e = assertThrows(IdempotencyAbandonedException.class,
+                () -> op.call(() -> place("A-6"), "A-6"), "not handed an answer that was not recorded");
+
+        assertTrue(e.getMessage().contains("could not be committed"), e.getMessage());
+        assertEquals(0, runs.get());
+        assertTrue(events.stream().noneMatch(ev -> ev.type() == IdempotencyEventType.RECONCILED), events.toString());
+        assertEquals(dead, store.get(dead.key()).orElseThrow(), "rolled back: the abandoned claim stays");
+        answers.add(Reconciliation.happened("placed A-6 before it died"));
+        assertEquals("placed A-6 before it died", op.call(() -> place("A-6"), "A-6"), "the next call asks again");
+        assertEquals(2, asked.size());
         assertEquals(0, runs.get());
     }
 }

@@ -5,12 +5,14 @@ import jakarta.annotation.Nullable;
 
 /**
  * The rule for a store's key prefix ({@link RedisIdempotencyStore.Builder#prefix(String)}, {@code idem.redis.prefix}):
- * 1 to {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH} ASCII letters, digits and {@code . _ : / -}, not ending with
- * {@code :}. Why so narrow: the prefix begins every Redis key and channel of the store, before the hash tag
- * {@code {b}}, so a brace would change which part of a name Redis Cluster hashes (a record and its counter could land
- * in different slots); an operator writes it into ACL patterns ({@code ~prefix:*}), where {@code * ? [ ] \} are glob
- * characters that would widen the pattern; whitespace and control characters are typing mistakes in a properties
- * file; and every record carries its length, so it stays short.
+ * 1 to {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH} ASCII letters, digits and {@code . _ / -}. Why so narrow: the
+ * prefix begins every Redis key and channel of the store, before the hash tag {@code {b}}, so a brace would change
+ * which part of a name Redis Cluster hashes (a record and its counter could land in different slots); an operator
+ * writes it into ACL patterns ({@code ~prefix:*}), where {@code * ? [ ] \} are glob characters that would widen the
+ * pattern; a {@code :} is the separator the store puts after the prefix, so the pattern {@code ~a:*} of prefix
+ * {@code a} would also cover every key and channel of another application's prefix {@code a:b}; whitespace and
+ * control characters are typing mistakes in a properties file; and every record carries its length, so it stays
+ * short.
  */
 final class KeyPrefix {
     private KeyPrefix() {
@@ -23,7 +25,7 @@ final class KeyPrefix {
      */
     static String valid(@Nullable String prefix) {
         String rule = ": a prefix is 1 to " + RedisIdempotencyStore.MAX_PREFIX_LENGTH + " ASCII letters, digits and"
-                + " . _ : / -, without a trailing ':' (the store adds it), such as orders or billing:idem";
+                + " . _ / -, such as orders or billing.idem";
         if (prefix == null || prefix.isEmpty()) {
             throw new IdempotencyConfigurationException("idem.redis.prefix is empty" + rule);
         }
@@ -39,14 +41,11 @@ final class KeyPrefix {
                 throw new IdempotencyConfigurationException(shown + " has " + shownChar + " at " + at + why(c) + rule);
             }
         }
-        if (prefix.endsWith(":")) {
-            throw new IdempotencyConfigurationException(shown + " ends with ':'" + rule);
-        }
         return prefix;
     }
 
     private static boolean allowed(char c) {
-        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || ".:_/-".indexOf(c) >= 0;
+        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || "._/-".indexOf(c) >= 0;
     }
 
     private static String why(char c) {
@@ -55,6 +54,10 @@ final class KeyPrefix {
         }
         if ("*?[]\\".indexOf(c) >= 0) {
             return " (a glob character would widen the ACL key pattern prefix:*)";
+        }
+        if (c == ':') {
+            return " (':' separates the prefix from the rest of each key, so the ACL pattern <prefix>:* of a shorter"
+                    + " prefix would also cover this one's keys and channels)";
         }
         return Character.isWhitespace(c) ? " (whitespace)" : "";
     }

@@ -292,9 +292,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
          * and its ACL user the patterns {@code ~prefix:*} and {@code &prefix:*}.
          *
          * @param prefix 1 to {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH} ASCII letters, digits and
-         *               {@code . _ : / -}, not ending with {@code :} (the store adds it); no braces (they would
-         *               change the keys' Cluster hash tag), no whitespace, no glob characters {@code * ? [ ]} (they
-         *               would widen an ACL key pattern)
+         *               {@code . _ / -}; no {@code :} (the store puts one after the prefix, so {@code ~a:*} of
+         *               prefix {@code a} would cover prefix {@code a:b} too), no braces (they would change the keys'
+         *               Cluster hash tag), no whitespace, no glob characters {@code * ? [ ]} (they would widen an
+         *               ACL key pattern)
          * @return this builder
          * @throws IdempotencyConfigurationException when {@code prefix} is not such a prefix, naming it
          */

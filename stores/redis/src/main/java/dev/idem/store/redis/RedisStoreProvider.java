@@ -20,8 +20,8 @@ import java.util.regex.Pattern;
  * ({@code redis://host1:port1,host2:port2}), {@code idem.redis.timeout} [2s], the longest a command may take
  * ({@code 500ms}, {@code 2s}, {@code 1m} or ISO-8601 such as {@code PT2S}), and {@code idem.redis.prefix} [idem], the
  * prefix of every Redis key and channel of the store ({@link RedisIdempotencyStore.Builder#prefix(String)}: letters,
- * digits and {@code . _ : / -}, at most {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH}). The engine's clock is not
- * used: time is the server's.
+ * digits and {@code . _ / -} (no {@code :}), at most {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH}). The engine's
+ * clock is not used: time is the server's.
  */
 public final class RedisStoreProvider implements IdempotencyStoreProvider {
     static final String URI = "uri";

@@ -8,7 +8,7 @@ import java.util.UUID;
  * wake-up channels all follow it.
  */
 class RedisPrefixedStoreTckTest extends RedisStoreTckTest {
-    private static final String PREFIX = "tck:" + UUID.randomUUID().toString().substring(0, 8);
+    private static final String PREFIX = "tck-" + UUID.randomUUID().toString().substring(0, 8);
 
     @Override
     RedisIdempotencyStore.Builder configure(RedisIdempotencyStore.Builder builder) {

@@ -158,7 +158,7 @@ class RedisStoreTest {
         admin.del(record);
 
         for (String bad : List.of("", "   ", "a b", "tab\tbed", "a{b", "}", "{tag}", "x".repeat(65), "orders:",
-                "a*", "a?", "[a]", "caf\u00e9", "a\\b", "a\nb")) {
+                "billing:idem", ":a", "a*", "a?", "[a]", "caf\u00e9", "a\\b", "a\nb")) {
             IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
                     () -> provider.create(Map.of("uri", redis.uri(), "prefix", bad), Clock.systemUTC()), bad);
             assertTrue(e.getMessage().contains("idem.redis.prefix"), e.getMessage());
@@ -171,7 +171,12 @@ class RedisStoreTest {
         String brace = assertThrows(IdempotencyConfigurationException.class,
                 () -> RedisIdempotencyStore.builder(redis.uri()).prefix("a{b")).getMessage();
         assertTrue(brace.contains("'{' at 1") && brace.contains("hash tag"), brace);
-        for (String good : List.of("idem", "orders", "billing:idem", "app-1.v2/idem_x", "x".repeat(64))) {
+        // Prefix a's ACL patterns ~a:* &a:* would cover every key and channel of a prefix a:b.
+        String colon = assertThrows(IdempotencyConfigurationException.class,
+                () -> RedisIdempotencyStore.builder(redis.uri()).prefix("a:b")).getMessage();
+        assertTrue(colon.contains("idem.redis.prefix = \"a:b\"") && colon.contains("':' at 1")
+                && colon.contains("ACL pattern"), colon);
+        for (String good : List.of("idem", "orders", "billing.idem", "app-1.v2/idem_x", "x".repeat(64))) {
             assertDoesNotThrow(() -> RedisIdempotencyStore.builder(redis.uri()).prefix(good), good);
         }
     }
@@ -454,10 +459,10 @@ class RedisStoreTest {
             assertTrue(record.matches("idem:\\{([0-9a-f]{3})}:\\1[0-9a-f]{29}"), record);
             assertEquals(record.substring(0, "idem:{abc}:".length()) + "t", new String(keys[1], StandardCharsets.UTF_8),
                     "the counter of the record's bucket");
-            byte[][] prefixed = RedisIdempotencyStore.redisKeys("billing:idem", key);
+            byte[][] prefixed = RedisIdempotencyStore.redisKeys("billing.idem", key);
             assertEquals(SlotHash.getSlot(keys[0]), SlotHash.getSlot(prefixed[0]), "the prefix keeps the hash tag");
             assertEquals(SlotHash.getSlot(prefixed[0]), SlotHash.getSlot(prefixed[1]), key);
-            assertEquals("billing:" + record, new String(prefixed[0], StandardCharsets.UTF_8));
+            assertEquals("billing." + record, new String(prefixed[0], StandardCharsets.UTF_8));
         }
     }
 
