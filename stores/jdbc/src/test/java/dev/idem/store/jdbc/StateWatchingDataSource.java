@@ -2,8 +2,6 @@ package dev.idem.store.jdbc;
 
 import jakarta.annotation.Nullable;
 
-import javax.sql.DataSource;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -13,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
-import java.util.logging.Logger;
 
 /**
  * A data source over real connections (a new one per {@link #getConnection()}, from {@link DriverManager}) that
@@ -29,7 +26,7 @@ import java.util.logging.Logger;
  *       read-only, catalog, schema) than it was handed out in.</li>
  * </ul>
  */
-final class StateWatchingDataSource implements DataSource {
+final class StateWatchingDataSource extends ConnectionsOnlyDataSource {
     /** What changes a connection's state or ends its transaction. */
     private static final Set<String> CHANGES = Set.of("setAutoCommit", "commit", "rollback", "abort",
             "setTransactionIsolation", "setReadOnly", "setCatalog", "setSchema", "setHoldability");
@@ -79,11 +76,6 @@ final class StateWatchingDataSource implements DataSource {
         return watching(own, State.of(own));
     }
 
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return getConnection();
-    }
-
     /**
      * A proxy of {@code target}: for an application's connection ({@code handedOut} null) it records every change
      * and ignores {@code close()}; for one of its own it compares the state at {@code close()} with
@@ -122,38 +114,5 @@ final class StateWatchingDataSource implements DataSource {
             return new State(c.getAutoCommit(), c.getTransactionIsolation(), c.isReadOnly(), c.getCatalog(),
                     c.getSchema());
         }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) {
-    }
-
-    @Override
-    public int getLoginTimeout() {
-        return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() {
-        return Logger.getGlobal();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
     }
 }
