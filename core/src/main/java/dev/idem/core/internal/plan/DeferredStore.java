@@ -6,6 +6,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyScopes;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.StoreCircuit;
 import dev.idem.store.TransactionalClaims;
@@ -180,19 +181,9 @@ public final class DeferredStore implements IdempotencyStore {
         }
     }
 
-    /**
-     * How messages name a key: its namespace and scope, never its hash (as the jdbc and redis stores do), since keys
-     * are derived from the callers' arguments.
-     */
+    /** Names {@code key} in messages by its scope, never its hash: {@link KeyScopes#describe}. */
     static String scopeOf(String key) {
-        if (key.isEmpty()) {
-            return "the store";
-        }
-        int hash = key.lastIndexOf(':'); // a scope may hold colons itself ("gemini-lab:daily-content")
-        if (key.startsWith("idem:") && hash > "idem:".length() && key.substring(5, hash).indexOf(':') > 0) {
-            return "scope " + key.substring(5, hash);
-        }
-        return "a key outside any scope";
+        return KeyScopes.describe(key);
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyScopes;
 import dev.idem.store.RecordState;
 import dev.idem.store.StoreCircuit;
 import dev.idem.store.TransactionalClaims;
@@ -1397,17 +1398,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 : new IdempotencyStoreException(message, e);
     }
 
-    /** The key's namespace and scope ({@code idem:{namespace}:{scope}:{hash}}), never the hash of the arguments. */
+    /** Names {@code key} in messages by its scope, never its hash: {@link KeyScopes#describe}. */
     static String scopeOf(String key) {
-        if (key.isEmpty()) {
-            return "the store";
-        }
-        // The hash is the last part; a scope may hold colons itself ("gemini-lab:daily-content").
-        int hash = key.lastIndexOf(':');
-        if (key.startsWith("idem:") && hash > "idem:".length() && key.substring(5, hash).indexOf(':') > 0) {
-            return "scope " + key.substring(5, hash);
-        }
-        return "a key outside any scope";
+        return KeyScopes.describe(key);
     }
 
     /** A statement rolled back as a deadlock's victim: SQLSTATE 40001 (MariaDB's ER_LOCK_DEADLOCK, H2's). */
