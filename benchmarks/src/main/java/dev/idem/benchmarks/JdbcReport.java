@@ -36,8 +36,8 @@ import static dev.idem.benchmarks.Medians.spread;
  * (else {@code IDEM_TEST_POSTGRES_URL}), with allocation per call ({@code -prof gc}): the fresh calls in
  * {@value #ROUNDS} rounds, baseline and Idem taking turns, each trial on tables of its own after a checkpoint, with
  * what the server did meanwhile ({@link PgActivity}); the replays in one trial each. It counts the round trips of each
- * kind of call and their CPU, server and client ({@link CountingDataSource}, 10,000 calls each), and writes the "JDBC store on PostgreSQL" section of
- * {@code docs/benchmarks.md} (between its markers; appended when absent). The rest of the file is kept, and
+ * kind of call and their CPU, server and client ({@link CountingDataSource}, 10,000 calls each), and writes the
+ * "JDBC store on PostgreSQL" section of {@code docs/benchmarks.md} (between its markers; appended when absent). The rest of the file is kept, and
  * benchmarks/run.sh keeps this section ({@link Report#KEPT_SECTIONS}).
  *
  * <pre>
@@ -54,8 +54,7 @@ import static dev.idem.benchmarks.Medians.spread;
  * driver alone), which weighed on Idem's score and not on the baseline's.
  */
 public final class JdbcReport {
-    static final String START = "<!-- jdbc-benchmarks:start -->";
-    static final String END = "<!-- jdbc-benchmarks:end -->";
+    private static final ReportSection SECTION = ReportSection.named("jdbc-benchmarks");
     private static final int[] THREADS = {1, 8, 32};
     private static final int COUNTED_CALLS = 10_000;
 
@@ -106,7 +105,7 @@ public final class JdbcReport {
             scores.put(threads, scores(new Runner(options).run()));
         }
         double loadAfter = loadAverage();
-        write(docs, section(scores, trials, roundTrips, server, loadBefore, loadAfter, warmups, iterations,
+        SECTION.write(docs, section(scores, trials, roundTrips, server, loadBefore, loadAfter, warmups, iterations,
                 seconds));
         System.out.println("wrote the JDBC section of " + docs);
     }
@@ -186,7 +185,7 @@ public final class JdbcReport {
                                   int seconds) {
         StringBuilder s = new StringBuilder();
         Consumer<String> line = l -> s.append(l).append('\n');
-        line.accept(START);
+        line.accept(SECTION.start());
         line.accept("## JDBC store on PostgreSQL");
         line.accept("");
         line.accept("Generated on " + LocalDate.now() + " by `JdbcReport` (per trial " + warmups + " warm-up and "
@@ -350,7 +349,7 @@ public final class JdbcReport {
         }
         line.accept("");
         notes(scores, trials, roundTrips).forEach(line);
-        line.accept(END);
+        line.accept(SECTION.end());
         return s.toString();
     }
 
@@ -497,20 +496,4 @@ public final class JdbcReport {
         }
     }
 
-    /** Replaces the section between the markers, or appends it; the rest of the file stays as it is. */
-    private static void write(Path docs, String section) throws IOException {
-        String text = Files.exists(docs) ? Files.readString(docs) : "# Benchmarks\n";
-        int start = text.indexOf(START);
-        int end = text.indexOf(END);
-        if (start >= 0 && end > start) {
-            int after = end + END.length();
-            if (after < text.length() && text.charAt(after) == '\n') {
-                after++;
-            }
-            text = text.substring(0, start) + section + text.substring(after);
-        } else {
-            text = text.endsWith("\n") ? text + "\n" + section : text + "\n\n" + section;
-        }
-        Files.writeString(docs, text);
-    }
 }

@@ -51,8 +51,7 @@ import static dev.idem.benchmarks.Medians.spread;
  * loop and the server): with 4, the measured iterations of one run went from 14 to 35 calls/ms.
  */
 public final class RedisReport {
-    static final String START = "<!-- redis-benchmarks:start -->";
-    static final String END = "<!-- redis-benchmarks:end -->";
+    private static final ReportSection SECTION = ReportSection.named("redis-benchmarks");
     static final String COMMAND = "java -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.RedisReport"
             + " docs/benchmarks.md";
     private static final int[] THREADS = {1, 8, 32};
@@ -105,7 +104,7 @@ public final class RedisReport {
                         trials.add(trial(admin, uri, threads, 1, benchmark, warmups, iterations));
                     }
                 }
-                write(docs, section(trials, roundTrips, cpu, warmups, iterations));
+                SECTION.write(docs, section(trials, roundTrips, cpu, warmups, iterations));
             }
             System.out.println("wrote the Redis section of " + docs);
         } finally {
@@ -240,7 +239,7 @@ public final class RedisReport {
                                   int iterations) {
         StringBuilder s = new StringBuilder();
         Consumer<String> line = l -> s.append(l).append('\n');
-        line.accept(START);
+        line.accept(SECTION.start());
         line.accept("## The Redis store");
         line.accept("");
         line.accept("Generated on " + LocalDate.now() + " by `RedisReport` (per trial " + warmups + " warm-up and "
@@ -357,7 +356,7 @@ public final class RedisReport {
                 + " before any of Idem's work; Idem's distance from it is that work, and the engine's.");
         line.accept("");
         RedisCpuPerCall.table(cpu, CPU_CALLS).forEach(line);
-        line.accept(END);
+        line.accept(SECTION.end());
         return s.toString();
     }
 
@@ -365,17 +364,6 @@ public final class RedisReport {
         return String.format(Locale.ROOT, r >= 0.8 ? "%.2f" : "**%.2f**", r);
     }
 
-    private static void write(Path docs, String section) throws IOException {
-        String text = Files.exists(docs) ? Files.readString(docs) : "# Benchmarks\n";
-        int start = text.indexOf(START);
-        int end = text.indexOf(END);
-        if (start >= 0 && end > start) {
-            text = text.substring(0, start) + section + text.substring(end + END.length() + 1);
-        } else {
-            text = text.endsWith("\n") ? text + "\n" + section : text + "\n\n" + section;
-        }
-        Files.writeString(docs, text);
-    }
 
     private static String redisVersion() {
         try {
