@@ -5,8 +5,8 @@ import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
-import dev.idem.store.tck.RedisServerProcess;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.RedisServerProcess;
+import dev.idem.testsupport.TestPostgres;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 

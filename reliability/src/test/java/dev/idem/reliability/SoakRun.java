@@ -1,6 +1,6 @@
 package dev.idem.reliability;
 
-import dev.idem.store.tck.LoopbackProxy;
+import dev.idem.testsupport.LoopbackProxy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
