@@ -8,7 +8,7 @@ import dev.idem.Idempotent;
 import dev.idem.OnAbandoned;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
-import dev.idem.store.tck.CapturedLog;
+import dev.idem.testsupport.CapturedLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

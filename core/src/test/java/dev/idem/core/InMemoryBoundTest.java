@@ -1,6 +1,6 @@
 package dev.idem.core;
 
-import dev.idem.store.tck.CapturedLog;
+import dev.idem.testsupport.CapturedLog;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyKey;

@@ -6,7 +6,7 @@ import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
-import dev.idem.store.tck.CapturedLog;
+import dev.idem.testsupport.CapturedLog;
 import dev.idem.store.tck.MutableClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -1,6 +1,6 @@
 package dev.idem.core;
 
-import dev.idem.store.tck.CapturedLog;
+import dev.idem.testsupport.CapturedLog;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import java.util.logging.Level;
 import dev.idem.IdempotencyConfigurationException;

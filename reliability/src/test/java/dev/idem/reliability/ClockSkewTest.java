@@ -5,8 +5,9 @@ import dev.idem.store.IdempotencyStore;
 import dev.idem.store.RecordState;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
-import dev.idem.store.tck.RedisServerProcess;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.ChildJvm;
+import dev.idem.testsupport.RedisServerProcess;
+import dev.idem.testsupport.TestPostgres;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -156,9 +157,9 @@ class ClockSkewTest {
         private final long began = System.nanoTime();
         private long lapStart = began;
         List<Target> targets;
-        WorkerJvm behind;
-        WorkerJvm zero;
-        WorkerJvm ahead;
+        ChildJvm behind;
+        ChildJvm zero;
+        ChildJvm ahead;
 
         /** Starts the three workers; {@link #all} waits until they are ready. */
         Run(String pg, String ledger, List<String> storeArgs) throws Exception {
@@ -177,7 +178,7 @@ class ClockSkewTest {
 
         void all(List<Target> targets) throws Exception {
             this.targets = targets;
-            for (WorkerJvm w : List.of(behind, zero, ahead)) {
+            for (ChildJvm w : List.of(behind, zero, ahead)) {
                 // three JVMs booting on a busy 2-core machine took 64 s
                 w.awaitPrefix("READY", Duration.ofSeconds(150));
             }
@@ -203,7 +204,7 @@ class ClockSkewTest {
 
         @Override
         public void close() {
-            for (WorkerJvm w : new WorkerJvm[] {behind, zero, ahead}) {
+            for (ChildJvm w : new ChildJvm[] {behind, zero, ahead}) {
                 if (w != null) {
                     w.close();
                 }
@@ -216,11 +217,14 @@ class ClockSkewTest {
             lapStart = now;
         }
 
-        private WorkerJvm start(String name, Duration skew) throws Exception {
+        private ChildJvm start(String name, Duration skew) throws Exception {
             List<String> args = new ArrayList<>(List.of("name=" + name, "skewMillis=" + skew.toMillis(), "pg=" + pg,
                     "ledger=" + ledger, "scope=" + scope, "lease=" + LEASE_MS));
             args.addAll(storeArgs);
-            return WorkerJvm.start(name, ClockSkewWorker.class, args.toArray(String[]::new));
+            // 512 KiB thread stacks: the deepest of the workers needs no more.
+            return ChildJvm.of(ClockSkewWorker.class).name(name)
+                    .jvmOptions("-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+                    .args(args.toArray(String[]::new)).start();
         }
 
         /** A completed result replays everywhere for its ttl by the server's clock, whatever each JVM's clock says. */
@@ -328,12 +332,12 @@ class ClockSkewTest {
                 String key = keys.get(i);
                 awaitServerTime(t, threeLeases.get(i));
                 // Claims made from now on come three leases after the start: they lose only to a renewed lease.
-                for (WorkerJvm w : List.of(ahead, zero)) {
+                for (ChildJvm w : List.of(ahead, zero)) {
                     assertEquals(0, claims(w, w == ahead ? aheadFrom : zeroFrom, key, "ACQUIRED"), t.name + ": "
-                            + w.name + " took over a live owner's claim; " + w);
+                            + w.name() + " took over a live owner's claim; " + w);
                     String late = w.await(l -> l.startsWith("CLAIM " + key + " "), w.mark(), WAIT, t.name
                             + " claim of " + key + " after 3 leases");
-                    assertTrue(late.startsWith("CLAIM " + key + " LOST "), t.name + ": " + w.name + " took over a"
+                    assertTrue(late.startsWith("CLAIM " + key + " LOST "), t.name + ": " + w.name() + " took over a"
                             + " live owner's claim: " + late);
                     String[] p = late.split(" ");
                     assertEquals(tokens.get(i), Long.parseLong(p[3]), late);
@@ -355,8 +359,8 @@ class ClockSkewTest {
                 assertEquals(token, record.fencingToken(), t.name + ": completed under B's claim, never taken over");
                 long ranFor = record.completedAt().toEpochMilli() - record.startedAt().toEpochMilli();
                 assertTrue(ranFor >= 3 * LEASE_MS, t.name + ": ran " + ranFor + " ms by the server's clock");
-                for (WorkerJvm w : List.of(behind, zero, ahead)) {
-                    assertEquals(0, events(w, "TAKEOVER", key, "-"), t.name + ": " + w.name + " took nothing over");
+                for (ChildJvm w : List.of(behind, zero, ahead)) {
+                    assertEquals(0, events(w, "TAKEOVER", key, "-"), t.name + ": " + w.name() + " took nothing over");
                 }
                 assertEquals(List.of("B " + token), ledger(key), t.name + ": one execution, B's");
                 assertEquals(0, claims(ahead, aheadFrom, key, "ACQUIRED") + claims(zero, zeroFrom, key, "ACQUIRED"));
@@ -399,11 +403,11 @@ class ClockSkewTest {
                 String byB = result(behind, t, "k3");
                 assertEquals(byA, byB, t.name + ": both callers got the one takeover's result");
                 List<String> acquired = new ArrayList<>();
-                for (WorkerJvm w : List.of(ahead, behind)) {
+                for (ChildJvm w : List.of(ahead, behind)) {
                     List<String> all = w.lines();
                     for (String line : all.subList(w == ahead ? aheadFrom : behindFrom, all.size())) {
                         if (line.startsWith("CLAIM " + key + " ACQUIRED ")) {
-                            acquired.add(w.name + " " + line);
+                            acquired.add(w.name() + " " + line);
                         }
                     }
                 }
@@ -520,37 +524,37 @@ class ClockSkewTest {
         }
 
         /** Calls {@code key} (one per store) on the target's store. */
-        private static void call(WorkerJvm worker, Target t, String call, String key, String body)
+        private static void call(ChildJvm worker, Target t, String call, String key, String body)
                 throws Exception {
             call(worker, t, call, key, body, TTL);
         }
 
         /** Calls {@code key} (one per store) on the target's store, with that ttl. */
-        private static void call(WorkerJvm worker, Target t, String call, String key, String body, String ttl)
+        private static void call(ChildJvm worker, Target t, String call, String key, String body, String ttl)
                 throws Exception {
             worker.send("CALL " + id(t, call) + " " + t.name + " " + key + "-" + t.name + " " + ttl + " " + body);
         }
 
         /** {@code [full key, token]} of the execution started by call {@code id}. */
-        private static String[] started(WorkerJvm worker, Target t, String call) throws InterruptedException {
+        private static String[] started(ChildJvm worker, Target t, String call) throws InterruptedException {
             String[] p = worker.awaitPrefix("STARTED " + id(t, call) + " ", WAIT).split(" ");
             return new String[] {p[2], p[3]};
         }
 
-        private static String result(WorkerJvm worker, Target t, String call) throws InterruptedException {
+        private static String result(ChildJvm worker, Target t, String call) throws InterruptedException {
             String id = id(t, call);
             String line = worker.await(l -> l.startsWith("RESULT " + id + " ") || l.startsWith("ERROR " + id + " "),
                     0, WAIT, "result of " + id);
-            assertTrue(line.startsWith("RESULT "), worker.name + "'s call " + id + " failed: " + line);
+            assertTrue(line.startsWith("RESULT "), worker.name() + "'s call " + id + " failed: " + line);
             return line.substring(("RESULT " + id + " ").length());
         }
 
-        private static long events(WorkerJvm worker, String type, String key, String where) {
+        private static long events(ChildJvm worker, String type, String key, String where) {
             String line = "EVENT " + type + " " + key + " ";
             return worker.lines().stream().filter(l -> l.startsWith(line) && l.endsWith(" " + where)).count();
         }
 
-        private static long claims(WorkerJvm worker, int from, String key, String outcome) {
+        private static long claims(ChildJvm worker, int from, String key, String outcome) {
             List<String> all = worker.lines();
             return all.subList(from, all.size()).stream()
                     .filter(l -> l.startsWith("CLAIM " + key + " " + outcome + " ")).count();

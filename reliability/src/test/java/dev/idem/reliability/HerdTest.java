@@ -5,8 +5,9 @@ import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
-import dev.idem.store.tck.RedisServerProcess;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.ChildJvm;
+import dev.idem.testsupport.RedisServerProcess;
+import dev.idem.testsupport.TestPostgres;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -142,15 +143,17 @@ class HerdTest {
         static Herd run(String pg, String side, String arg, String... storeArgs) throws Exception {
             Herd herd = new Herd();
             String scope = "reliability:herd-" + UUID.randomUUID();
-            List<WorkerJvm> workers = new ArrayList<>();
+            List<ChildJvm> workers = new ArrayList<>();
             try {
                 for (int i = 0; i < JVMS; i++) {
                     List<String> args = new ArrayList<>(List.of("pg=" + pg, "side=" + side, "scope=" + scope,
                             "jvms=" + JVMS, "threads=" + THREADS, "arg=" + arg));
                     args.addAll(List.of(storeArgs));
-                    workers.add(WorkerJvm.start(HerdWorker.class, args.toArray(String[]::new)));
+                    workers.add(ChildJvm.of(HerdWorker.class)
+                            .jvmOptions("-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+                            .args(args.toArray(String[]::new)).start());
                 }
-                for (WorkerJvm w : workers) {
+                for (ChildJvm w : workers) {
                     w.await("READY", Duration.ofSeconds(60));
                 }
                 for (String a : storeArgs) {
@@ -160,10 +163,10 @@ class HerdTest {
                 }
                 long start = System.nanoTime();
                 String go = "GO " + herd.commandStatsAtGo.getOrDefault("evalsha", 0L);
-                for (WorkerJvm w : workers) {
+                for (ChildJvm w : workers) {
                     w.send(go);
                 }
-                for (WorkerJvm w : workers) {
+                for (ChildJvm w : workers) {
                     for (String line : w.finish(Duration.ofSeconds(90))) {
                         String[] parts = line.split(" ");
                         switch (parts[0]) {
@@ -177,7 +180,7 @@ class HerdTest {
                 }
                 herd.millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             } finally {
-                for (WorkerJvm w : workers) {
+                for (ChildJvm w : workers) {
                     w.close();
                 }
             }

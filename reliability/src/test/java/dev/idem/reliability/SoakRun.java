@@ -1,6 +1,7 @@
 package dev.idem.reliability;
 
-import dev.idem.store.tck.LoopbackProxy;
+import dev.idem.testsupport.ChildJvm;
+import dev.idem.testsupport.LoopbackProxy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,7 +67,7 @@ final class SoakRun implements AutoCloseable {
 
     /** A worker id and its current incarnation. */
     private static final class Slot {
-        WorkerJvm jvm;
+        ChildJvm jvm;
         int incarnation;
         Path events;
     }
@@ -150,7 +151,9 @@ final class SoakRun implements AutoCloseable {
         eventFiles.put(slot.events, w);
         List<String> args = new ArrayList<>(workerArgs);
         args.addAll(List.of("worker=" + w, "incarnation=" + slot.incarnation, "events=" + slot.events));
-        slot.jvm = WorkerJvm.start(SoakWorker.class, args.toArray(String[]::new));
+        slot.jvm = ChildJvm.of(SoakWorker.class)
+                .jvmOptions("-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+                .args(args.toArray(String[]::new)).start();
     }
 
     private void injectFaults() throws Exception {
@@ -188,7 +191,7 @@ final class SoakRun implements AutoCloseable {
         slot.jvm.kill();
         kills++;
         launch(w);
-        WorkerJvm next = slot.jvm;
+        ChildJvm next = slot.jvm;
         Thread restart = new Thread(() -> { // the schedule goes on while the new incarnation starts
             try {
                 next.await("READY", Duration.ofSeconds(90));

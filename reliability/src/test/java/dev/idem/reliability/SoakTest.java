@@ -1,10 +1,10 @@
 package dev.idem.reliability;
 
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
-import dev.idem.store.tck.LoopbackProxy;
+import dev.idem.testsupport.LoopbackProxy;
 
-import dev.idem.store.tck.RedisServerProcess;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.RedisServerProcess;
+import dev.idem.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 

@@ -12,7 +12,7 @@ import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.RecordState;
-import dev.idem.store.tck.CapturedLog;
+import dev.idem.testsupport.CapturedLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package dev.idem.store.jdbc;
 
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
+import dev.idem.testsupport.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,7 +37,7 @@ class CrashTakeoverTest extends CrossProcessSuite {
 
         Map<String, String> fullKeys = new HashMap<>();
         Map<String, Long> deadTokens = new HashMap<>();
-        try (WorkerProcess owner = WorkerProcess.start("hold", with(common, "threads=" + KEYS))) {
+        try (ChildJvm owner = JdbcWorker.start("hold", with(common, "threads=" + KEYS))) {
             for (int i = 0; i < KEYS; i++) {
                 String[] started = owner.next(l -> l.startsWith("STARTED "), Duration.ofSeconds(60)).split(" ");
                 fullKeys.put(started[1], started[2]);
@@ -50,24 +51,24 @@ class CrashTakeoverTest extends CrossProcessSuite {
             }
         }
 
-        List<WorkerProcess> heirs = new ArrayList<>();
+        List<ChildJvm> heirs = new ArrayList<>();
         List<String> lines = new ArrayList<>();
         try {
             for (int i = 0; i < 2; i++) {
-                heirs.add(WorkerProcess.start("race", with(common, "side=" + side.name(), "keys=" + KEYS,
+                heirs.add(JdbcWorker.start("race", with(common, "side=" + side.name(), "keys=" + KEYS,
                         "threads=4")));
             }
-            for (WorkerProcess heir : heirs) {
+            for (ChildJvm heir : heirs) {
                 heir.next("READY"::equals, Duration.ofSeconds(60));
             }
-            for (WorkerProcess heir : heirs) {
+            for (ChildJvm heir : heirs) {
                 heir.send("go");
             }
-            for (WorkerProcess heir : heirs) {
+            for (ChildJvm heir : heirs) {
                 lines.addAll(heir.finish(Duration.ofSeconds(60)));
             }
         } finally {
-            for (WorkerProcess heir : heirs) {
+            for (ChildJvm heir : heirs) {
                 heir.close();
             }
         }

@@ -1,6 +1,6 @@
 package dev.idem.store.jdbc;
 
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 
 /**

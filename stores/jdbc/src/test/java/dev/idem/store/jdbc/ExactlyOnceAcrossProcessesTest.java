@@ -1,5 +1,6 @@
 package dev.idem.store.jdbc;
 
+import dev.idem.testsupport.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,21 +34,21 @@ class ExactlyOnceAcrossProcessesTest extends CrossProcessSuite {
     void everyKeyRunsOnceAndEveryCallerGetsItsResult() throws Exception {
         createTables(true);
         String scope = "suite:exactly-once-" + UUID.randomUUID();
-        List<WorkerProcess> workers = new ArrayList<>();
+        List<ChildJvm> workers = new ArrayList<>();
         try {
             for (int i = 0; i < JVMS; i++) {
-                workers.add(WorkerProcess.start("race", "url=" + url, "table=" + table, "side=" + side.name(),
+                workers.add(JdbcWorker.start("race", "url=" + url, "table=" + table, "side=" + side.name(),
                         "scope=" + scope, "keys=" + KEYS, "threads=" + THREADS));
             }
-            for (WorkerProcess w : workers) {
+            for (ChildJvm w : workers) {
                 w.next("READY"::equals, Duration.ofSeconds(60)); // every JVM started before any calls
             }
-            for (WorkerProcess w : workers) {
+            for (ChildJvm w : workers) {
                 w.send("go");
             }
             Map<String, Set<String>> resultsByKey = new HashMap<>();
             int calls = 0;
-            for (WorkerProcess w : workers) {
+            for (ChildJvm w : workers) {
                 for (String line : w.finish(Duration.ofSeconds(90))) {
                     if (line.startsWith("RESULT ")) {
                         String[] parts = line.split(" ");
@@ -68,7 +69,7 @@ class ExactlyOnceAcrossProcessesTest extends CrossProcessSuite {
                         "every caller of " + key.getKey() + " got the result of its one execution");
             }
         } finally {
-            for (WorkerProcess w : workers) {
+            for (ChildJvm w : workers) {
                 w.close();
             }
         }

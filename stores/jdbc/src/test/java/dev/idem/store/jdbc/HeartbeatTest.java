@@ -10,6 +10,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
+import dev.idem.testsupport.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -40,7 +41,7 @@ class HeartbeatTest extends CrossProcessSuite {
         IdempotencyPolicy policy = IdempotencyPolicy.custom().operation("JdbcWorker#run").scope(scope)
                 .lease(Duration.ofMillis(LEASE_MILLIS)).ttl("10m").onInProgress(OnInProgress.THROW).build();
         AtomicInteger ranHere = new AtomicInteger();
-        try (WorkerProcess owner = WorkerProcess.start("run", "url=" + url, "table=" + table, "scope=" + scope,
+        try (ChildJvm owner = JdbcWorker.start("run", "url=" + url, "table=" + table, "scope=" + scope,
                 "lease=" + LEASE_MILLIS, "key=k", "work=" + 3 * LEASE_MILLIS);
              JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(url).table(table).build();
              IdemEngine engine = IdemEngine.create(IdemSettings.custom().namespace("suite").store("jdbc", store)

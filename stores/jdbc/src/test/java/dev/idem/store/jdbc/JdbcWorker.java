@@ -6,6 +6,7 @@ import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
+import dev.idem.testsupport.ChildJvm;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -49,6 +50,17 @@ public final class JdbcWorker {
     private static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
     private JdbcWorker() {
+    }
+
+    /**
+     * {@return this worker in a JVM of its own, from the test's class path, running {@code mode args...}}
+     *
+     * @param mode {@code race}, {@code hold} or {@code run}
+     * @param args its {@code key=value} arguments
+     */
+    static ChildJvm start(String mode, String... args) {
+        return ChildJvm.of(JdbcWorker.class).name(mode).jvmOptions("-Xmx256m", "-XX:TieredStopAtLevel=1")
+                .systemProperty("java.io.tmpdir", System.getProperty("java.io.tmpdir")).args(mode).args(args).start();
     }
 
     public static void main(String[] args) throws Exception {

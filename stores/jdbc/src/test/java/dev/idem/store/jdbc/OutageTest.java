@@ -7,7 +7,7 @@ import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
-import dev.idem.store.tck.LoopbackProxy;
+import dev.idem.testsupport.LoopbackProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -4,7 +4,7 @@ import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;

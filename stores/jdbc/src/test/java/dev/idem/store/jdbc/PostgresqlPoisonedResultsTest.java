@@ -2,7 +2,7 @@ package dev.idem.store.jdbc;
 
 import dev.idem.core.hostile.PoisonedResultsContract;
 import dev.idem.store.IdempotencyStore;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 
 /**

@@ -3,7 +3,7 @@ package dev.idem.store.jdbc;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package dev.idem.store.jdbc;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.store.jdbc.readme.Payments;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

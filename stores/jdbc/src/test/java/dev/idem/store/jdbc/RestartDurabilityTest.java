@@ -1,5 +1,6 @@
 package dev.idem.store.jdbc;
 
+import dev.idem.testsupport.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,10 +34,10 @@ class RestartDurabilityTest extends CrossProcessSuite {
         String[] args = {"url=" + url, "table=" + table, "scope=suite:restart-" + UUID.randomUUID(), "key=k"};
 
         List<String> first;
-        try (WorkerProcess before = WorkerProcess.start("run", args)) {
+        try (ChildJvm before = JdbcWorker.start("run", args)) {
             first = before.finish(Duration.ofSeconds(60));
         }
-        try (WorkerProcess after = WorkerProcess.start("run", args)) {
+        try (ChildJvm after = JdbcWorker.start("run", args)) {
             List<String> second = after.finish(Duration.ofSeconds(60));
             assertTrue(first.stream().anyMatch(l -> l.startsWith("STARTED ")), "the first JVM ran the method");
             assertTrue(second.stream().noneMatch(l -> l.startsWith("STARTED ")), "the second JVM did not: " + second);

@@ -2,7 +2,7 @@ package dev.idem.store.jdbc;
 
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -4,30 +4,24 @@ import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotentOperation;
 import dev.idem.store.RecordState;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.ChildJvm;
+import dev.idem.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.List;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -66,25 +60,16 @@ class TransactionalCrashTest {
     void aWorkerKilledBetweenItsWriteAndTheCommitLeavesNeitherAndTheRetryRunsOnce() throws Exception {
         String order = "order-" + UUID.randomUUID();
         String worker = "idem-tx-crash-" + UUID.randomUUID();
-        Path stderr = Files.createTempFile(Path.of(System.getProperty("idem.test.dir", "target")), "tx-crash", ".err");
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process process = new ProcessBuilder(List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
-                TransactionalCrashWorker.class.getName(), TestPostgres.tagged(url, worker), table, side.name, order))
-                .redirectError(stderr.toFile()).start();
         String key;
-        try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8));
-            String line = out.readLine();
-            assertNotNull(line, () -> "the worker ended before writing: " + read(stderr));
+        try (ChildJvm process = ChildJvm.of(TransactionalCrashWorker.class)
+                .args(TestPostgres.tagged(url, worker), table, side.name, order).start()) {
+            String line = process.next(l -> true, Duration.ofSeconds(60));
             assertTrue(line.startsWith("WROTE "), line);
             key = line.substring("WROTE ".length());
 
             assertEquals("idle in transaction", state(worker), "the worker has written and not committed");
             assertEquals(0, rows(order), "its write is not visible before the commit");
-        } finally {
-            process.destroyForcibly(); // kill -9: no shutdown hook, no rollback from the worker's side
-            assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+            process.kill(); // kill -9: no shutdown hook, no rollback from the worker's side
         }
 
         assertEquals(0, rows(order), "the write died with the worker");
@@ -102,14 +87,6 @@ class TransactionalCrashTest {
         assertEquals(1, runs.get(), "the retry ran once; its duplicates replayed it");
         assertEquals(1, rows(order), "the side-effect table holds the order once");
         assertEquals(RecordState.COMPLETED, store.get(key).orElseThrow().state());
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (Exception e) {
-            return "(unreadable: " + e + ")";
-        }
     }
 
     /** The state of the worker's connection that holds its transaction, as the server sees it. */

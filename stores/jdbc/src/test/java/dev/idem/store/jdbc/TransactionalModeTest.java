@@ -14,7 +14,7 @@ import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
 import dev.idem.store.TransactionalClaims;
-import dev.idem.store.tck.TestPostgres;
+import dev.idem.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import dev.idem.core.IdempotencyEvent;
 import dev.idem.core.IdempotencyEventType;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.IdempotentOperation;
-import dev.idem.store.tck.LoopbackProxy;
+import dev.idem.testsupport.LoopbackProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -4,7 +4,8 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
-import dev.idem.store.tck.RedisServerProcess;
+import dev.idem.testsupport.ChildJvm;
+import dev.idem.testsupport.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -62,6 +63,12 @@ class CrossProcessTest {
         }
     }
 
+    /** A {@link CrossProcessCaller} in a JVM of its own, from the test's class path. */
+    private static ChildJvm caller(String... args) {
+        return ChildJvm.of(CrossProcessCaller.class).jvmOptions("-Xmx128m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1").args(args).start();
+    }
+
     private static String scope() {
         return "xproc-" + UUID.randomUUID().toString().substring(0, 8) + ":reports";
     }
@@ -82,20 +89,20 @@ class CrossProcessTest {
         List<ChildJvm> children = new ArrayList<>();
         try {
             for (int p = 0; p < PROCESSES; p++) {
-                children.add(ChildJvm.start(CrossProcessCaller.class, "share", server.uri(), scope,
+                children.add(caller("share", server.uri(), scope,
                         Integer.toString(THREADS), Integer.toString(KEYS), "60s"));
             }
             for (ChildJvm child : children) {
                 // JVM start and a first call: half a second on an idle machine, far more on a shared, busy one.
-                assertTrue(child.awaitLines("READY", 1, 150, TimeUnit.SECONDS), child::describe);
+                child.awaitLines("READY", 1, Duration.ofSeconds(150));
             }
             Map<String, Long> before = commandCalls();
             for (ChildJvm child : children) {
                 child.send("GO");
             }
             for (ChildJvm child : children) {
-                assertTrue(child.awaitExit(150, TimeUnit.SECONDS), child::describe);
-                assertEquals(List.of(""), child.lines("DONE"), child::describe);
+                child.awaitExit(Duration.ofSeconds(150));
+                assertEquals(List.of(""), child.lines("DONE"), child::toString);
             }
             Map<String, Long> after = commandCalls();
 
@@ -155,21 +162,21 @@ class CrossProcessTest {
         String scope = scope();
         int keys = 6;
         Map<String, Long> deadTokens = new TreeMap<>();
-        try (ChildJvm owner = ChildJvm.start(CrossProcessCaller.class, "hold", server.uri(), scope,
+        try (ChildJvm owner = caller("hold", server.uri(), scope,
                 Integer.toString(keys), Integer.toString(keys), "PT2S")) {
-            assertTrue(owner.awaitLines("HOLDING ", keys, 120, TimeUnit.SECONDS), owner::describe);
+            owner.awaitLines("HOLDING ", keys, Duration.ofSeconds(120));
             owner.lines("HOLDING ").forEach(l -> deadTokens.put(l.split(" ")[0], Long.valueOf(l.split(" ")[1])));
             owner.kill();
         }
         List<ChildJvm> takers = new ArrayList<>();
         try {
             for (int p = 0; p < 2; p++) {
-                takers.add(ChildJvm.start(CrossProcessCaller.class, "takeover", server.uri(), scope,
+                takers.add(caller("takeover", server.uri(), scope,
                         Integer.toString(keys), Integer.toString(keys), "PT2S", "200ms"));
             }
             for (ChildJvm taker : takers) {
-                assertTrue(taker.awaitExit(150, TimeUnit.SECONDS), taker::describe);
-                assertEquals(List.of(), taker.lines("ERROR "), taker::describe);
+                taker.awaitExit(Duration.ofSeconds(150));
+                assertEquals(List.of(), taker.lines("ERROR "), taker::toString);
             }
             Map<String, List<Long>> ran = takers.stream().flatMap(t -> t.lines("RAN ").stream()).collect(
                     Collectors.groupingBy(l -> l.split(" ")[0], TreeMap::new,
@@ -179,7 +186,7 @@ class CrossProcessTest {
                 assertEquals(1, tokens.size(), () -> key + " was taken over more than once: " + tokens);
                 assertTrue(tokens.get(0) > deadTokens.get(key), key + ": the takeover's token is larger");
             });
-            takers.forEach(t -> assertEquals(keys, t.lines("RESULT ").size(), t::describe));
+            takers.forEach(t -> assertEquals(keys, t.lines("RESULT ").size(), t::toString));
 
             try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(server.uri()).build()) {
                 for (Map.Entry<String, Long> held : deadTokens.entrySet()) {

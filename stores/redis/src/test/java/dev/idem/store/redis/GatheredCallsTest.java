@@ -3,7 +3,7 @@ package dev.idem.store.redis;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
-import dev.idem.store.tck.RedisServerProcess;
+import dev.idem.testsupport.RedisServerProcess;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
 import io.lettuce.core.AclSetuserArgs;

@@ -4,7 +4,7 @@ import dev.idem.IdempotencyStoreException;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.RecordState;
-import dev.idem.store.tck.RedisServerProcess;
+import dev.idem.testsupport.RedisServerProcess;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

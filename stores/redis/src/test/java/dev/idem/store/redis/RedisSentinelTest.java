@@ -4,7 +4,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
-import dev.idem.store.tck.RedisServerProcess;
+import dev.idem.testsupport.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;

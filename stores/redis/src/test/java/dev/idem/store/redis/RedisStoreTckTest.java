@@ -4,7 +4,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.tck.IdempotencyStoreTck;
-import dev.idem.store.tck.LoopbackProxy;
+import dev.idem.testsupport.LoopbackProxy;
 import dev.idem.store.tck.MutableClock;
 import dev.idem.store.tck.StoreTime;
 import io.lettuce.core.RedisURI;

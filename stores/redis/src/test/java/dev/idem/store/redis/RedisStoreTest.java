@@ -8,7 +8,7 @@ import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.IdempotencyStoreProvider;
 import dev.idem.store.RecordState;
-import dev.idem.store.tck.LoopbackProxy;
+import dev.idem.testsupport.LoopbackProxy;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;

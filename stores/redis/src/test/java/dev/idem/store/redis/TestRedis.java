@@ -1,6 +1,6 @@
 package dev.idem.store.redis;
 
-import dev.idem.store.tck.RedisServerProcess;
+import dev.idem.testsupport.RedisServerProcess;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;

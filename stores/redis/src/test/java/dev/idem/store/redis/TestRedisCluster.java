@@ -1,6 +1,6 @@
 package dev.idem.store.redis;
 
-import dev.idem.store.tck.RedisServerProcess;
+import dev.idem.testsupport.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;

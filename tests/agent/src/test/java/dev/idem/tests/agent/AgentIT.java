@@ -1,6 +1,7 @@
 package dev.idem.tests.agent;
 
 import com.sun.tools.attach.VirtualMachine;
+import dev.idem.testsupport.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -8,12 +9,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -33,8 +31,8 @@ class AgentIT {
     private static final List<String> APP_CLASS_PATH = List.of(System.getProperty("app.jar"),
             System.getProperty("annotations.jar"));
 
-    static Stream<Jvm> jdks() {
-        return Jvm.available();
+    static Stream<Jdk> jdks() {
+        return Jdk.available();
     }
 
     private static List<String> agent(String arguments) {
@@ -44,26 +42,26 @@ class AgentIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     @Timeout(value = 4, unit = TimeUnit.MINUTES) // four JVMs, one of them eight threads on one key
-    void withoutTheAgentEveryDuplicateRuns(Jvm jvm) throws Exception {
-        Jvm.Run dedup = jvm.run(List.of(), APP_CLASS_PATH, APP, "dedup");
+    void withoutTheAgentEveryDuplicateRuns(Jdk jvm) throws Exception {
+        ChildJvm.Run dedup = jvm.run(List.of(), APP_CLASS_PATH, APP, "dedup");
         assertEquals("4", dedup.value("runs"), dedup.toString());
         assertEquals("2", dedup.value("static-runs"), dedup.toString());
 
-        Jvm.Run coalesce = jvm.run(List.of(), APP_CLASS_PATH, APP, "coalesce");
+        ChildJvm.Run coalesce = jvm.run(List.of(), APP_CLASS_PATH, APP, "coalesce");
         assertEquals("8", coalesce.value("runs"), coalesce.toString());
 
-        Jvm.Run conflict = jvm.run(List.of(), APP_CLASS_PATH, APP, "conflict");
+        ChildJvm.Run conflict = jvm.run(List.of(), APP_CLASS_PATH, APP, "conflict");
         assertEquals("none", conflict.value("conflict"), conflict.toString());
 
-        Jvm.Run failClosed = jvm.run(List.of(), APP_CLASS_PATH, APP, "fail-closed");
+        ChildJvm.Run failClosed = jvm.run(List.of(), APP_CLASS_PATH, APP, "fail-closed");
         assertEquals("none", failClosed.value("store-error"), failClosed.toString());
         assertEquals("1", failClosed.value("runs"), failClosed.toString());
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
-    void withTheAgentDuplicatesAreReplayed(Jvm jvm) throws Exception {
-        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "dedup");
+    void withTheAgentDuplicatesAreReplayed(Jdk jvm) throws Exception {
+        ChildJvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "dedup");
 
         assertEquals(0, run.exitCode(), run.toString());
         assertEquals("2", run.value("runs"), "generate once, publish once: " + run);
@@ -74,8 +72,8 @@ class AgentIT {
 
     @Test
     void theStartUpCheckOfAnApplicationStartedWithoutTheAgentNamesTheMethodsAndHowToAttachIt() throws Exception {
-        Jvm jvm = Jvm.available().findFirst().orElseThrow();
-        Jvm.Run run = jvm.run(List.of(), APP_CLASS_PATH, APP, "startup-check");
+        Jdk jvm = Jdk.available().findFirst().orElseThrow();
+        ChildJvm.Run run = jvm.run(List.of(), APP_CLASS_PATH, APP, "startup-check");
 
         assertEquals(1, run.exitCode(), "main stops: " + run);
         assertEquals(null, run.value("checked"), "before going on unprotected: " + run);
@@ -90,8 +88,8 @@ class AgentIT {
 
     @Test
     void theStartUpCheckPassesUnderTheAgent() throws Exception {
-        Jvm jvm = Jvm.available().findFirst().orElseThrow();
-        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "startup-check");
+        Jdk jvm = Jdk.available().findFirst().orElseThrow();
+        ChildJvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "startup-check");
 
         assertEquals(0, run.exitCode(), run.toString());
         assertEquals("woven", run.value("checked"), run.toString());
@@ -99,8 +97,8 @@ class AgentIT {
 
     @Test
     void theAgentsKeptPlanFollowsTheEngineWhenItIsReplacedAtRunTime() throws Exception {
-        Jvm jvm = Jvm.available().findFirst().orElseThrow();
-        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "engine-replaced");
+        Jdk jvm = Jdk.available().findFirst().orElseThrow();
+        ChildJvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "engine-replaced");
 
         assertEquals(0, run.exitCode(), run.toString());
         assertEquals("1", run.value("runs-before"), "the first engine ran it once, then replayed: " + run);
@@ -114,8 +112,8 @@ class AgentIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
-    void withTheAgentConcurrentCallsAreCoalesced(Jvm jvm) throws Exception {
-        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "coalesce");
+    void withTheAgentConcurrentCallsAreCoalesced(Jdk jvm) throws Exception {
+        ChildJvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "coalesce");
 
         assertEquals("1", run.value("runs"), run.toString());
         assertEquals("7", run.value("coalesced"), run.toString());
@@ -123,8 +121,8 @@ class AgentIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
-    void withTheAgentAConflictIsACatchableIdemException(Jvm jvm) throws Exception {
-        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "conflict");
+    void withTheAgentAConflictIsACatchableIdemException(Jdk jvm) throws Exception {
+        ChildJvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "conflict");
 
         assertEquals("caught", run.value("conflict"), run.toString());
         assertEquals("1", run.value("runs"), run.toString());
@@ -132,8 +130,8 @@ class AgentIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
-    void withTheAgentAnUnreachableStoreFailsClosed(Jvm jvm) throws Exception {
-        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "fail-closed");
+    void withTheAgentAnUnreachableStoreFailsClosed(Jdk jvm) throws Exception {
+        ChildJvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "fail-closed");
 
         assertEquals("caught", run.value("store-error"), run.toString());
         assertEquals("0", run.value("runs"), run.toString());
@@ -141,8 +139,8 @@ class AgentIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
-    void classesOfAChildClassLoaderAreInstrumented(Jvm jvm) throws Exception {
-        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "child-loader", System.getProperty("plugin.jar"));
+    void classesOfAChildClassLoaderAreInstrumented(Jdk jvm) throws Exception {
+        ChildJvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "child-loader", System.getProperty("plugin.jar"));
 
         assertEquals("child", run.value("loader"), run.toString());
         assertEquals("hello ada", run.value("greeting"), run.toString());
@@ -152,11 +150,11 @@ class AgentIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     @Timeout(value = 2, unit = TimeUnit.MINUTES) // the retry-storm demo: worker threads in the child JVM
-    void aClassWovenAtCompileTimeIsLeftAloneSoTheAdviceRunsOnce(Jvm jvm) throws Exception {
+    void aClassWovenAtCompileTimeIsLeftAloneSoTheAdviceRunsOnce(Jdk jvm) throws Exception {
         // The samples are woven by ajc; under the agent they must behave exactly as without it.
         List<String> classPath = List.of(System.getProperty("samples.jar"), System.getProperty("aspect.jar"),
                 System.getProperty("aspectjrt.jar"));
-        Jvm.Run run = jvm.run(agent("verbose=true"), classPath, "dev.idem.samples.RetryStormDemo");
+        ChildJvm.Run run = jvm.run(agent("verbose=true"), classPath, "dev.idem.samples.RetryStormDemo");
 
         assertEquals(0, run.exitCode(), run.toString());
         assertTrue(run.err().contains("[idem-agent] left to AspectJ dev.idem.samples.IdempotentArticlePipeline#"),
@@ -167,13 +165,13 @@ class AgentIT {
 
     @Test
     void besideAspectjLoadTimeWeavingTheAgentLeavesWovenClassesAloneInEitherOrder() throws Exception {
-        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        Jdk jvm = Jdk.available().findFirst().orElseThrow();
         String weaver = "-javaagent:" + System.getProperty("aspectjweaver.jar");
         String idem = agent("verbose=true").get(0);
         List<String> classPath = new ArrayList<>(APP_CLASS_PATH);
         classPath.add(System.getProperty("aspect.jar"));
         for (List<String> options : List.of(List.of(weaver, idem), List.of(idem, weaver))) {
-            Jvm.Run run = jvm.run(options, classPath, APP, "dedup");
+            ChildJvm.Run run = jvm.run(options, classPath, APP, "dedup");
 
             assertEquals("2", run.value("runs"), "one execution per method, whichever agent starts first: " + run);
             for (String method : List.of("generate(String)", "publish(String)", "count(String)")) {
@@ -199,11 +197,11 @@ class AgentIT {
 
     @Test
     void anAgentAttachedTwiceInstrumentsOnce() throws Exception {
-        Jvm jvm = Jvm.available().findFirst().orElseThrow();
+        Jdk jvm = Jdk.available().findFirst().orElseThrow();
         List<String> twice = new ArrayList<>(agent(""));
         twice.addAll(agent("verbose=true"));
 
-        Jvm.Run run = jvm.run(twice, APP_CLASS_PATH, APP, "dedup");
+        ChildJvm.Run run = jvm.run(twice, APP_CLASS_PATH, APP, "dedup");
 
         assertEquals("2", run.value("runs"), run.toString());
         assertTrue(run.err().contains("already installed in this JVM"), run.toString());
@@ -212,32 +210,22 @@ class AgentIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
-    void aLateAttachRetransformsClassesAlreadyLoaded(Jvm jvm) throws Exception {
+    void aLateAttachRetransformsClassesAlreadyLoaded(Jdk jvm) throws Exception {
         List<String> options = jvm.major() >= 21 ? List.of("-XX:+EnableDynamicAgentLoading") : List.of();
-        Process app = jvm.start(options, APP_CLASS_PATH, APP, "late-attach");
-        try {
-            CompletableFuture<String> err = Jvm.read(app.getErrorStream());
-            Jvm.Lines out = new Jvm.Lines(app.getInputStream(), "late-attach stdout");
-            // Every wait below has a deadline; on any failure the finally block destroys the application.
-            String ready = out.next(l -> l.startsWith("ready pid="), Duration.ofSeconds(60),
-                    () -> "the application did not get ready; stderr: " + err.getNow(""));
+        try (ChildJvm app = jvm.child(options, APP_CLASS_PATH, APP, "late-attach").name("late-attach").start()) {
+            // Every wait below has a deadline; on any failure closing the child destroys the application.
+            String ready = app.next(l -> l.startsWith("ready pid="), Duration.ofSeconds(60));
             VirtualMachine vm = VirtualMachine.attach(ready.substring("ready pid=".length()));
             try {
                 vm.loadAgent(AGENT, "verbose=true");
             } finally {
                 vm.detach();
             }
-            try (OutputStream in = app.getOutputStream()) {
-                in.write("go\n".getBytes(StandardCharsets.UTF_8));
-            }
-            String runs = out.next(l -> l.startsWith("runs="), Duration.ofSeconds(60),
-                    () -> "the application printed no runs= line; stderr: " + err.getNow(""));
-            assertTrue(app.waitFor(60, TimeUnit.SECONDS), "the application did not exit within a minute");
-            assertEquals("runs=2", runs, "one call before the attach, one after (its duplicate replayed); stderr: "
-                    + err.get(10, TimeUnit.SECONDS));
-            assertTrue(err.get(10, TimeUnit.SECONDS).contains("ArticleService#generate(String) (retransformed)"));
-        } finally {
-            app.destroyForcibly();
+            app.send("go");
+            String runs = app.next(l -> l.startsWith("runs="), Duration.ofSeconds(60));
+            app.awaitExit(Duration.ofSeconds(60));
+            assertEquals("runs=2", runs, "one call before the attach, one after (its duplicate replayed); " + app);
+            assertTrue(app.errors().contains("ArticleService#generate(String) (retransformed)"), app.toString());
         }
     }
 
@@ -245,8 +233,8 @@ class AgentIT {
     @ValueSource(strings = {"store=nope", "ttl=5x", "colour=blue", "onStoreError=maybe", "namespace=prod eu",
         "include=com..example", "verbose=yes"})
     void aBadArgumentStopsTheJvmWithOneLineNamingIt(String argument) throws Exception {
-        Jvm jvm = Jvm.available().findFirst().orElseThrow();
-        Jvm.Run run = jvm.run(agent(argument), APP_CLASS_PATH, APP, "dedup");
+        Jdk jvm = Jdk.available().findFirst().orElseThrow();
+        ChildJvm.Run run = jvm.run(agent(argument), APP_CLASS_PATH, APP, "dedup");
 
         assertTrue(run.exitCode() != 0, run.toString());
         assertFalse(run.out().contains("started"), "the application must not run unprotected: " + run);
@@ -259,8 +247,8 @@ class AgentIT {
 
     @Test
     void anAnnotatedMethodTheArgumentsExcludeIsReportedAsAnError() throws Exception {
-        Jvm jvm = Jvm.available().findFirst().orElseThrow();
-        Jvm.Run run = jvm.run(agent("exclude=dev.idem.tests.agent.app"), APP_CLASS_PATH, APP, "dedup");
+        Jdk jvm = Jdk.available().findFirst().orElseThrow();
+        ChildJvm.Run run = jvm.run(agent("exclude=dev.idem.tests.agent.app"), APP_CLASS_PATH, APP, "dedup");
 
         assertEquals("4", run.value("runs"), run.toString());
         assertTrue(run.err().contains("[idem-agent] ERROR dev.idem.tests.agent.app.ArticleService#generate(String)"
@@ -270,8 +258,8 @@ class AgentIT {
 
     @Test
     void aBadDeclarationIsReportedWhenItsClassLoadsBeforeAnyCallAndNeverRuns() throws Exception {
-        Jvm jvm = Jvm.available().findFirst().orElseThrow();
-        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "bad-ttl");
+        Jdk jvm = Jdk.available().findFirst().orElseThrow();
+        ChildJvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "bad-ttl");
 
         List<String> err = run.errLines();
         assertEquals(2, err.size(), run.toString());
@@ -286,8 +274,8 @@ class AgentIT {
     @Test
     void anAnnotatedInterfaceMethodIsRefusedWhenTheInterfaceLoadsAndItsImplementationIsNotInstrumented()
             throws Exception {
-        Jvm jvm = Jvm.available().findFirst().orElseThrow();
-        Jvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "interface");
+        Jdk jvm = Jdk.available().findFirst().orElseThrow();
+        ChildJvm.Run run = jvm.run(agent(""), APP_CLASS_PATH, APP, "interface");
 
         List<String> err = run.errLines();
         assertEquals(2, err.size(), run.toString());

@@ -35,7 +35,7 @@ class PublishedModulesTest {
     }
 
     /** Set by the build (surefire's idem.root); else found upwards from the working directory. */
-    private static Path repositoryRoot() {
+    static Path repositoryRoot() {
         String configured = System.getProperty("idem.root");
         if (configured != null) {
             return Path.of(configured);

@@ -1,4 +1,4 @@
-package dev.idem.store.tck;
+package dev.idem.testsupport;
 
 import java.io.File;
 import java.io.IOException;

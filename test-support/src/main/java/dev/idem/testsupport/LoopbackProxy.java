@@ -1,4 +1,4 @@
-package dev.idem.store.tck;
+package dev.idem.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package dev.idem.store.tck;
+package dev.idem.testsupport;
 
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;

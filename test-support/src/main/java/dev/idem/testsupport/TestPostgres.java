@@ -1,4 +1,4 @@
-package dev.idem.store.tck;
+package dev.idem.testsupport;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
