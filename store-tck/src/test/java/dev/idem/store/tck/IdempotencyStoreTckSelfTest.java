@@ -24,6 +24,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
@@ -95,7 +96,7 @@ class IdempotencyStoreTckSelfTest {
     void aPlantedBugFailsTheTestsWrittenToCatchIt(StoreVariant broken) {
         Map<String, Class<?>> groups = tckTestGroups();
         DiscoverySelector[] targeted = broken.mustFail.stream()
-                .map(test -> selectNestedMethod(List.of(StoreVariantKit.class), groups.get(test), test))
+                .map(test -> selectNestedMethod(List.of(StoreVariantKit.class), groupOf(groups, test), test))
                 .toArray(DiscoverySelector[]::new);
         for (int run = 1; run <= REPETITIONS; run++) {
             Map<String, Throwable> failures = failures(runKit(broken, true, targeted));
@@ -160,6 +161,12 @@ class IdempotencyStoreTckSelfTest {
         return tests.aborted().stream().collect(Collectors.toMap(IdempotencyStoreTckSelfTest::testName,
                 event -> event.getRequiredPayload(TestExecutionResult.class).getThrowable()
                         .map(Throwable::getMessage).orElse(""), (a, b) -> a, TreeMap::new));
+    }
+
+    private static Class<?> groupOf(Map<String, Class<?>> groups, String test) {
+        Class<?> group = groups.get(test);
+        assertNotNull(group, () -> test + " is in no @Nested group of the TCK");
+        return group;
     }
 
     private static Set<String> difference(Set<String> these, Set<String> those) {
