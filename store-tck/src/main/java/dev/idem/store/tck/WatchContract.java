@@ -19,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Watches, for a store that offers {@link dev.idem.store.IdempotencyStore#watch}; each test is skipped, saying so, for
- * one that does not: a completion, failure, release or deletion of the key, through this instance or through another
+ * Watches, for a store that offers {@link IdempotencyStore#watch}; each test is skipped, saying so, for one
+ * that does not: a completion, failure, release or deletion of the key, through this instance or through another
  * over the same backend, signals a watch opened before it, even when the write comes before the wait; a watch of a key
  * nothing finishes is not signalled by another key's writes and its wait ends at its timeout; an unreachable store
  * refuses to open one.
