@@ -127,6 +127,23 @@ final class BrokenStores {
         }
     }
 
+    /**
+     * A takeover stamps a new start, as a fresh claim does: the window of the execution the new owner continues is
+     * counted from the takeover, so it holds duplicates out for longer than the caller asked.
+     */
+    static final class TakeoverRestartsTheExecution extends ReferenceStore {
+        TakeoverRestartsTheExecution(Backend backend, Clock clock) {
+            super(backend, clock);
+        }
+
+        @Override
+        protected IdempotencyRecord claimedOver(@Nullable IdempotencyRecord live, ClaimRequest request, long token,
+                                                Instant now) {
+            return IdempotencyRecord.inProgress(request.key(), request.payloadHash(), request.owner(), token, now,
+                    now.plus(request.lease()));
+        }
+    }
+
     /** A losing claim rebuilds the record it returns and stamps its start with the loser's time. */
     static final class LosingClaimReportsItsOwnStart extends ReferenceStore {
         LosingClaimReportsItsOwnStart(Backend backend, Clock clock) {

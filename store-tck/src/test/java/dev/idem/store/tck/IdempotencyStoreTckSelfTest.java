@@ -1,5 +1,6 @@
 package dev.idem.store.tck;
 
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -13,6 +14,7 @@ import org.junit.platform.testkit.engine.Events;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -22,9 +24,11 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectNestedMethod;
 
 /**
  * Proves the TCK: a correct store passes all of it, and each planted bug ({@link BrokenStores}) fails the tests
@@ -90,8 +94,9 @@ class IdempotencyStoreTckSelfTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("brokenStores")
     void aPlantedBugFailsTheTestsWrittenToCatchIt(StoreVariant broken) {
+        Map<String, Class<?>> groups = tckTestGroups();
         DiscoverySelector[] targeted = broken.mustFail.stream()
-                .map(test -> selectMethod(StoreVariantKit.class, test))
+                .map(test -> selectNestedMethod(List.of(StoreVariantKit.class), groupOf(groups, test), test))
                 .toArray(DiscoverySelector[]::new);
         for (int run = 1; run <= REPETITIONS; run++) {
             Map<String, Throwable> failures = failures(runKit(broken, true, targeted));
@@ -127,11 +132,21 @@ class IdempotencyStoreTckSelfTest {
     }
 
     private static Set<String> tckTests() {
-        return ReflectionSupport.findMethods(IdempotencyStoreTck.class,
-                        method -> method.isAnnotationPresent(Test.class), HierarchyTraversalMode.TOP_DOWN)
-                .stream()
-                .map(Method::getName)
-                .collect(Collectors.toCollection(TreeSet::new));
+        return new TreeSet<>(tckTestGroups().keySet());
+    }
+
+    /** Every TCK test by method name, with the {@code @Nested} group of {@link IdempotencyStoreTck} that holds it. */
+    private static Map<String, Class<?>> tckTestGroups() {
+        Map<String, Class<?>> groups = new TreeMap<>();
+        for (Class<?> group : ReflectionSupport.findNestedClasses(IdempotencyStoreTck.class,
+                nested -> nested.isAnnotationPresent(Nested.class))) {
+            for (Method test : ReflectionSupport.findMethods(group, method -> method.isAnnotationPresent(Test.class),
+                    HierarchyTraversalMode.TOP_DOWN)) {
+                Class<?> earlier = groups.put(test.getName(), group);
+                assertNull(earlier, () -> test.getName() + " is in two groups: " + earlier + " and " + group);
+            }
+        }
+        return groups;
     }
 
     /** The failed tests by method name, with what failed them. */
@@ -146,6 +161,12 @@ class IdempotencyStoreTckSelfTest {
         return tests.aborted().stream().collect(Collectors.toMap(IdempotencyStoreTckSelfTest::testName,
                 event -> event.getRequiredPayload(TestExecutionResult.class).getThrowable()
                         .map(Throwable::getMessage).orElse(""), (a, b) -> a, TreeMap::new));
+    }
+
+    private static Class<?> groupOf(Map<String, Class<?>> groups, String test) {
+        Class<?> group = groups.get(test);
+        assertNotNull(group, () -> test + " is in no @Nested group of the TCK");
+        return group;
     }
 
     private static Set<String> difference(Set<String> these, Set<String> those) {

@@ -33,6 +33,8 @@ enum StoreVariant {
     TAKEOVER_KEEPS_THE_OLD_OWNER_AND_PAYLOAD_HASH(INJECTED_CLOCK,
             BrokenStores.TakeoverKeepsTheOldOwnerAndPayloadHash::new,
             "aTakeoverRecordsTheNewOwnerPayloadHashAndLeaseButKeepsTheStart"),
+    TAKEOVER_RESTARTS_THE_EXECUTION(INJECTED_CLOCK, BrokenStores.TakeoverRestartsTheExecution::new,
+            "aTakeoverRecordsTheNewOwnerPayloadHashAndLeaseButKeepsTheStart"),
     TRANSACTIONAL_CLAIM_KEEPS_THE_OLD_PAYLOAD_HASH(INJECTED_CLOCK,
             BrokenStores.TransactionalClaimKeepsTheOldPayloadHash::new,
             "aTransactionalTakeoverRecordsTheNewOwnerPayloadHashAndLease",
