@@ -256,7 +256,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.sweepBatchSize = b.sweepBatchSize;
         this.transactionalClaims = new JdbcTransactionalClaims(this, dataSource);
         // Before the sweeper, whose thread starts at once and goes through the circuit.
-        this.circuit = new StoreCircuit("jdbc store", JdbcIdempotencyStore::scopeOf, this::probe);
+        this.circuit = new StoreCircuit("jdbc store", KeyScopes::describe, this::probe);
         this.sweeper = b.sweepInterval == null ? null
                 : new ExpiredRowSweeper(table, b.sweepInterval, sweepBatchSize, this::deleteExpiredBatch);
     }
@@ -1242,7 +1242,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Refuses work once the store is closed. */
     void requireOpen(String operation, String key) {
         if (closed) {
-            throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key)
+            throw new IdempotencyStoreException("jdbc store: " + operation + " of " + KeyScopes.describe(key)
                     + " refused: the store is closed");
         }
     }
@@ -1337,7 +1337,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (manualCommitConnections || c.getAutoCommit()) {
             return c;
         }
-        throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key) + " refused: the"
+        String scope = KeyScopes.describe(key);
+        throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scope + " refused: the"
                 + " data source handed out a connection with auto-commit off, which holds a transaction that is not"
                 + " the store's (a transaction-aware data source such as Spring's TransactionAwareDataSourceProxy"
                 + " hands out the application's transaction so). The store never commits or changes a connection"
@@ -1360,7 +1361,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 throw failure(operation, key, e);
             }
             circuit.open(e);
-            throw new IdempotencyStoreUnreachableException("jdbc store: " + operation + " of " + scopeOf(key)
+            throw new IdempotencyStoreUnreachableException("jdbc store: " + operation + " of " + KeyScopes.describe(key)
                     + " failed on table " + table + ": no connection to the database: " + e.getMessage(), e);
         }
     }
@@ -1392,15 +1393,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (e instanceof IdempotencyStoreException ise) {
             return ise;
         }
-        String message = "jdbc store: " + operation + " of " + scopeOf(key) + " failed on table " + table + ": "
-                + e.getMessage();
+        String message = "jdbc store: " + operation + " of " + KeyScopes.describe(key) + " failed on table " + table
+                + ": " + e.getMessage();
         return isConnectionLost(e) ? new IdempotencyStoreUnreachableException(message, e)
                 : new IdempotencyStoreException(message, e);
-    }
-
-    /** Names {@code key} in messages by its scope, never its hash: {@link KeyScopes#describe}. */
-    static String scopeOf(String key) {
-        return KeyScopes.describe(key);
     }
 
     /** A statement rolled back as a deadlock's victim: SQLSTATE 40001 (MariaDB's ER_LOCK_DEADLOCK, H2's). */

@@ -7,6 +7,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyScopes;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
 import dev.idem.store.StoreCircuit;
@@ -123,7 +124,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final LongSupplier offsetMillis;
     private final Object connecting = new Object();
     /** Refuses connecting at once while the server is unreachable, and reconnects in the background. */
-    private final StoreCircuit circuit = new StoreCircuit("redis store", RedisIdempotencyStore::scopeOf,
+    private final StoreCircuit circuit = new StoreCircuit("redis store", KeyScopes::describe,
             this::reconnect);
     @Nullable
     private volatile ScriptConnection connection;
@@ -738,7 +739,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
         synchronized (connecting) {
             if (closed) {
-                throw new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key)
+                throw new IdempotencyStoreException("redis store: " + operation + " of " + KeyScopes.describe(key)
                         + " refused: the store is closed");
             }
             c = connection;
@@ -814,11 +815,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private IdempotencyStoreException failure(String operation, String key, @Nullable String why, Throwable cause) {
         if (closed) {
-            return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key)
+            return new IdempotencyStoreException("redis store: " + operation + " of " + KeyScopes.describe(key)
                     + " refused: the store is closed", cause);
         }
-        return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
-                + where + ": " + why, cause);
+        return new IdempotencyStoreException("redis store: " + operation + " of " + KeyScopes.describe(key)
+                + " failed on " + where + ": " + why, cause);
     }
 
     /**
@@ -826,8 +827,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * that is not this store's under its keys. Only its caller fails; the call's other items were applied alone.
      */
     private IdempotencyStoreException notApplied(String operation, String key, List<?> reply) {
-        return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
-                + where + ": Redis key " + text(reply.get(1)));
+        return new IdempotencyStoreException("redis store: " + operation + " of " + KeyScopes.describe(key)
+                + " failed on " + where + ": Redis key " + text(reply.get(1)));
     }
 
     private static boolean applied(Long reply) {
@@ -849,9 +850,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         try {
             return parse(raw);
         } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
-                    + where + ": Redis key " + new String(redisKey, StandardCharsets.UTF_8) + " holds a value of "
-                    + raw.length + " bytes that is not a record of this store's format", e);
+            throw new IdempotencyStoreException("redis store: " + operation + " of " + KeyScopes.describe(key)
+                    + " failed on " + where + ": Redis key " + new String(redisKey, StandardCharsets.UTF_8)
+                    + " holds a value of " + raw.length + " bytes that is not a record of this store's format", e);
         }
     }
 
@@ -923,18 +924,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private static byte[] number(long n) {
         return bytes(Long.toString(n));
-    }
-
-    /** The key's namespace and scope ({@code idem:{namespace}:{scope}:{hash}}), never the hash of the arguments. */
-    static String scopeOf(String key) {
-        if (key.isEmpty()) {
-            return "the store";
-        }
-        String[] parts = key.split(":", 4);
-        if (parts.length == 4 && parts[0].equals("idem")) {
-            return "scope " + parts[1] + ":" + parts[2];
-        }
-        return "a key outside any scope";
     }
 
     static String redactText(String uri) {
