@@ -9,6 +9,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyHasher;
 import dev.idem.store.KeyScopes;
 import dev.idem.store.RecordState;
 import dev.idem.store.StoreCircuit;
@@ -17,9 +18,6 @@ import dev.idem.store.TtlJitter;
 import jakarta.annotation.Nullable;
 
 import javax.sql.DataSource;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -104,14 +102,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final String COLUMNS = "idem_key, state, payload_hash, owner, fencing_token, started_at, "
             + "lease_until, completed_at, expires_at, result";
     private static final String ROW_COLUMNS = "r." + COLUMNS.replace(", ", ", r.");
-    /**
-     * Never used itself: each {@link KeyHasher} clones it (null where the provider's digests cannot be cloned), so a
-     * thread's first key (every key, on a virtual thread per call) costs a clone, not a search of the providers.
-     */
-    @Nullable
-    private static final MessageDigest SHA_256 = cloneablePrototype();
-    /** Each thread's key hasher: its own digest, and the last key it hashed (see {@link KeyHasher}). */
-    private static final ThreadLocal<KeyHasher> HASHER = ThreadLocal.withInitial(KeyHasher::new);
+    /** Each thread's key hasher and the last key it hashed (see {@link LastKeyHash}). */
+    private static final ThreadLocal<LastKeyHash> HASHER = ThreadLocal.withInitial(LastKeyHash::new);
     /** The columns and the JDBC types each may have, checked at start. */
     private static final Map<String, Set<Integer>> SHAPE = new LinkedHashMap<>();
 
@@ -1413,7 +1405,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The key's row identity: SHA-256 of its UTF-8 bytes. Never modified by its callers, which only bind it: the same
+     * The key's row identity: {@link KeyHasher}'s SHA-256 of its UTF-8 bytes. Never modified by its callers, which only bind it: the same
      * array may be handed out again for the same key.
      */
     static byte[] hash(String key) {
@@ -1421,42 +1413,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Hashes keys on one thread with a digest of its own (reset by each digest, so no digest is made or cloned per
-     * call), and remembers the last key and its hash: a fresh call's claim and its completion, which run on the same
-     * thread one after the other, hash the key once.
+     * Hashes keys on one thread with a {@link KeyHasher} of its own, and remembers the last key and its hash: a fresh
+     * call's claim and its completion, which run on the same thread one after the other, hash the key once.
      */
-    private static final class KeyHasher {
-        private final MessageDigest digest;
+    private static final class LastKeyHash {
+        private final KeyHasher hasher = new KeyHasher();
         @Nullable
         private String lastKey;
         private byte[] lastHash = new byte[0];
 
-        KeyHasher() {
-            digest = sha256();
-        }
-
         byte[] hash(String key) {
             if (!key.equals(lastKey)) {
-                lastHash = digest.digest(key.getBytes(StandardCharsets.UTF_8));
+                lastHash = hasher.hash(key);
                 lastKey = key;
             }
             return lastHash;
-        }
-    }
-
-    /** A new SHA-256 digest, cloned from {@link #SHA_256} where the provider allows (the JDK's does). */
-    private static MessageDigest sha256() {
-        if (SHA_256 != null) {
-            try {
-                return (MessageDigest) SHA_256.clone();
-            } catch (CloneNotSupportedException e) {
-                // a provider whose digests do not clone: look one up, as below
-            }
-        }
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
         }
     }
 
@@ -1495,17 +1466,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     + " of table " + table + " is missing or unusable (" + e.getMessage() + "); create it with the"
                     + " DDL in the README (or the resource dev/idem/store/jdbc/"
                     + dialect.name().toLowerCase(Locale.ROOT) + ".sql), or set idem.jdbc.createTable=true", e);
-        }
-    }
-
-    @Nullable
-    private static MessageDigest cloneablePrototype() {
-        try {
-            MessageDigest prototype = MessageDigest.getInstance("SHA-256");
-            prototype.clone();
-            return prototype;
-        } catch (NoSuchAlgorithmException | CloneNotSupportedException e) {
-            return null;
         }
     }
 

@@ -7,6 +7,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyHasher;
 import dev.idem.store.KeyScopes;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
@@ -23,8 +24,6 @@ import jakarta.annotation.Nullable;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -111,7 +110,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private static final long NOT_APPLIED = -1;
     private static final byte[] HEX = bytes("0123456789abcdef");
     /**
-     * Per thread: a SHA-256 digest, and the Redis keys of the last idempotency key it named. An engine completes a
+     * Per thread: a key hasher, and the Redis keys of the last idempotency key it named. An engine completes a
      * key on the thread that claimed it, so the complete finds its keys here instead of hashing the key again.
      */
     private static final ThreadLocal<KeyNames> KEY_NAMES = ThreadLocal.withInitial(KeyNames::new);
@@ -524,9 +523,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return bytes(prefix + ":{");
     }
 
-    /** A thread's SHA-256 digest and its last key's Redis keys (see {@link #KEY_NAMES}). */
+    /** A thread's key hasher and its last key's Redis keys (see {@link #KEY_NAMES}). */
     private static final class KeyNames {
-        private final MessageDigest sha256;
+        private final KeyHasher hasher = new KeyHasher();
         @Nullable
         private byte[] lastKeyStart;
         @Nullable
@@ -537,21 +536,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         /** The last key's record name alone, for every operation but the claim (only a claim writes the counter). */
         private byte[][] lastRecord = new byte[0][];
 
-        KeyNames() {
-            try {
-                sha256 = MessageDigest.getInstance("SHA-256");
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("every JVM has SHA-256", e);
-            }
-        }
-
         /** The names of {@code key} under {@code keyStart} (compared by identity: a store's is one array). */
         byte[][] of(byte[] keyStart, String key) {
             if (keyStart == lastKeyStart && key.equals(lastKey)) {
                 return lastNames;
             }
             byte[] keyBytes = bytes(key);
-            byte[] hash = sha256.digest(keyBytes); // digest() resets the digest for the next key
+            byte[] hash = hasher.hash(keyBytes);
             byte[] hex = new byte[2 * HASH_BYTES];
             for (int i = 0; i < HASH_BYTES; i++) {
                 hex[2 * i] = HEX[(hash[i] >> 4) & 0xf];
