@@ -13,7 +13,9 @@ import java.lang.annotation.Target;
  * <p>The key is {@code idem:{namespace}:{scope}:{hash}}, where the hash covers the key parameters (those marked
  * {@link IdempotencyKey}, or named in {@link #key()}, or else all parameters), {@link #version()}, and for
  * {@link WindowAlignment#FIXED FIXED} windows the start of the window. Durations are written {@code 250ms},
- * {@code 10s}, {@code 5m}, {@code 1h}, {@code 1d} or in ISO-8601 ({@code PT5M}).
+ * {@code 10s}, {@code 5m}, {@code 1h}, {@code 1d} (a whole number, a lower-case unit, no blank) or in ISO-8601
+ * ({@code PT5M}), not negative: the one grammar ({@code dev.idem.store.DurationGrammar}) that also reads the durations
+ * of the settings and of the stores' properties.
  *
  * <p>Every attribute is validated when the method is first called (or by the weaving check), and a bad value is
  * reported as an {@link IdempotencyConfigurationException} naming the method and the attribute: an annotated

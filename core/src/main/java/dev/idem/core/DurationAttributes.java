@@ -1,7 +1,7 @@
 package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
-import dev.idem.core.internal.plan.DurationParser;
+import dev.idem.store.DurationGrammar;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -22,10 +22,9 @@ final class DurationAttributes {
 
     static Duration parse(Refusal refusal, String attribute, String value) {
         try {
-            return DurationParser.parse(Objects.requireNonNull(value, attribute));
+            return DurationGrammar.parse(Objects.requireNonNull(value, attribute));
         } catch (IllegalArgumentException e) {
-            throw refusal.of(attribute, value, "is not a duration; write 250ms, 10s, 5m, 1h, 1d or ISO-8601 such"
-                    + " as PT5M");
+            throw refusal.of(attribute, value, "is not a duration; write " + DurationGrammar.ACCEPTED_FORMS);
         }
     }
 

@@ -3,8 +3,8 @@ package dev.idem.core;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.OnStoreError;
 import dev.idem.core.internal.call.LeaseHeartbeat;
-import dev.idem.core.internal.plan.DurationParser;
 import dev.idem.core.internal.retry.RetryTimer;
+import dev.idem.store.DurationGrammar;
 import dev.idem.store.IdempotencyStore;
 import jakarta.annotation.Nonnull;
 
@@ -209,7 +209,7 @@ public final class IdemSettings {
 
     private static Duration parseDuration(String key, String value) {
         try {
-            return DurationParser.parse(value);
+            return DurationGrammar.parse(value);
         } catch (IllegalArgumentException e) {
             throw new IdempotencyConfigurationException(key + " = \"" + value + "\": " + e.getMessage(), e);
         }

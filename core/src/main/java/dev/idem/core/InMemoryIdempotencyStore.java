@@ -6,6 +6,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyScopes;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.KeyWatchers;
 import dev.idem.store.RecordState;
@@ -823,14 +824,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         b.append(" (");
         appendSeconds(b, Math.floorDiv(e.expiresAt - now, 1_000L));
         String detail = b.append(because).toString();
-        return new IdempotencyEvent(IdempotencyEventType.EVICTED, scopeOf(e.key), e.key, e.token, detail, null);
-    }
-
-    /** The scope of an engine key {@code idem:{namespace}:{scope}:{hash}}; any other key is its own scope. */
-    static String scopeOf(String key) {
-        int afterNamespace = key.startsWith("idem:") ? key.indexOf(':', 5) : -1;
-        int beforeHash = key.lastIndexOf(':');
-        return afterNamespace > 0 && beforeHash > afterNamespace ? key.substring(afterNamespace + 1, beforeHash) : key;
+        return new IdempotencyEvent(IdempotencyEventType.EVICTED, KeyScopes.scope(e.key), e.key, e.token, detail, null);
     }
 
     private static long plus(long a, long b) {

@@ -624,18 +624,6 @@ class InMemoryHousekeepingTest {
     }
 
     @Test
-    void theScopeOfAnEngineKeyIsBetweenItsNamespaceAndItsHashAndAnyOtherKeyIsItsOwnScope() {
-        assertEquals("orders", InMemoryIdempotencyStore.scopeOf("idem:test:orders:abc"));
-        assertEquals("bound:orders", InMemoryIdempotencyStore.scopeOf("idem:ns:bound:orders:abc"));
-        assertEquals("", InMemoryIdempotencyStore.scopeOf("idem:ns::abc"));
-        assertEquals("idem:ns:abc", InMemoryIdempotencyStore.scopeOf("idem:ns:abc"));
-        assertEquals("idem:", InMemoryIdempotencyStore.scopeOf("idem:"));
-        assertEquals("x", InMemoryIdempotencyStore.scopeOf("idem::x:y")); // an empty namespace
-        assertEquals("x:idem:a:b:c", InMemoryIdempotencyStore.scopeOf("x:idem:a:b:c"));
-        assertEquals("order-1", InMemoryIdempotencyStore.scopeOf("order-1"));
-    }
-
-    @Test
     void aListenerThatThrowsIsLoggedAndTheEvictionStillHappens() {
         InMemoryIdempotencyStore store = store(1);
         store.addEvictionListener(new IdempotencyListener() {

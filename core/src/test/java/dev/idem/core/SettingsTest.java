@@ -2,7 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.OnStoreError;
-import dev.idem.core.internal.plan.DurationParser;
+import dev.idem.store.DurationGrammar;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -20,13 +20,14 @@ class SettingsTest {
     @CsvSource({"250ms, PT0.25S", "10s, PT10S", "5m, PT5M", "1h, PT1H", "1d, PT24H", "PT5M, PT5M", "P1D, PT24H",
         "' 30s ', PT30S"})
     void durationsAcceptTheShortFormsAndIso(String text, String iso) {
-        assertEquals(Duration.parse(iso), DurationParser.parse(text));
+        assertEquals(Duration.parse(iso), DurationGrammar.parse(text));
     }
 
     @ParameterizedTest
     @CsvSource({"5x", "5", "m", "-5s", "5 m", "PT-5M", "1.5h"})
     void otherDurationsAreRefusedWithTheAcceptedForms(String text) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DurationParser.parse(text));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DurationGrammar.parse(text));
         assertTrue(e.getMessage().contains("PT5M"), e.getMessage());
     }
 

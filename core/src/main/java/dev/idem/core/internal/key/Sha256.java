@@ -8,7 +8,11 @@ import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
-/** SHA-256 without per-call allocation: one digest per thread, results written into caller-supplied arrays. */
+/**
+ * SHA-256 without per-call allocation: one digest per thread, results written into caller-supplied arrays. It hashes
+ * the canonical encoding of a call's arguments into the key's and the payload's hash; it is not the stores' hash of a
+ * whole key string ({@link dev.idem.store.KeyHasher}), which stores derive their record names from.
+ */
 public final class Sha256 {
     public static final int LENGTH = 32;
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);

@@ -50,8 +50,8 @@ enum Dialect {
     /** The next value of a sequence named %s, as an expression; null where there are no sequences (SQLite). */
     private final String nextToken;
     /**
-     * PostgreSQL: the number a key is locked by (see {@code JdbcIdempotencyStore.keyLock}), from its stored hash: the
-     * hash's first eight bytes as a signed big-endian bigint.
+     * PostgreSQL: the number a key is locked by (see {@link PostgresqlClaimStatements#keyLock}), from its stored
+     * hash: the hash's first eight bytes as a signed big-endian bigint.
      */
     static final String KEY_LOCK = "('x' || encode(substring(key_hash FROM 1 FOR 8), 'hex'))::bit(64)::bigint";
 

@@ -2,6 +2,7 @@ package dev.idem.store.jdbc;
 
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
+import dev.idem.store.KeyScopes;
 import dev.idem.store.RecordState;
 import dev.idem.store.TransactionalClaims;
 import jakarta.annotation.Nullable;
@@ -175,7 +176,7 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
             }
         } catch (SQLException | RuntimeException e) {
             LOG.log(Level.WARNING, "jdbc store: rolling back the transactional call of "
-                    + JdbcIdempotencyStore.scopeOf(key) + " failed; " + (savepoint != null
+                    + KeyScopes.describe(key) + " failed; " + (savepoint != null
                     ? "the application's transaction must be rolled back" : "the connection is returned unsettled,"
                     + " and the database rolls it back when it closes"), e);
         } finally {

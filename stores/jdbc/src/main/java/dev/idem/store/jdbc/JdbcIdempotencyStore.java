@@ -1,6 +1,5 @@
 package dev.idem.store.jdbc;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyStoreException;
@@ -9,6 +8,7 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyHasher;
 import dev.idem.store.KeyScopes;
 import dev.idem.store.RecordState;
 import dev.idem.store.StoreCircuit;
@@ -17,31 +17,24 @@ import dev.idem.store.TtlJitter;
 import jakarta.annotation.Nullable;
 
 import javax.sql.DataSource;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
+// More than 500 lines, to be split further: the claim strategies (reading first, inserting first, locking the row,
+// drawing a token in one write) still share the store's fields and statements here; the pool (OwnPool), the table's
+// check (TableShape), the row mapping (StoredRow) and PostgreSQL's claim statements (PostgresqlClaimStatements) are
+// apart.
 /**
  * An {@link IdempotencyStore} over one SQL table, shared by every process that uses the database: PostgreSQL,
  * MariaDB (10.3+), SQLite or H2, detected from the database's metadata.
@@ -100,39 +93,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     private static final Pattern IDENTIFIER = Pattern.compile(
             "([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,55}");
-    private static final String ABSENT = "ABSENT";
-    private static final String COLUMNS = "idem_key, state, payload_hash, owner, fencing_token, started_at, "
-            + "lease_until, completed_at, expires_at, result";
+    private static final String ABSENT = StoredRow.ABSENT;
+    private static final String COLUMNS = StoredRow.COLUMNS;
     private static final String ROW_COLUMNS = "r." + COLUMNS.replace(", ", ", r.");
-    /**
-     * Never used itself: each {@link KeyHasher} clones it (null where the provider's digests cannot be cloned), so a
-     * thread's first key (every key, on a virtual thread per call) costs a clone, not a search of the providers.
-     */
-    @Nullable
-    private static final MessageDigest SHA_256 = cloneablePrototype();
-    /** Each thread's key hasher: its own digest, and the last key it hashed (see {@link KeyHasher}). */
-    private static final ThreadLocal<KeyHasher> HASHER = ThreadLocal.withInitial(KeyHasher::new);
-    /** The columns and the JDBC types each may have, checked at start. */
-    private static final Map<String, Set<Integer>> SHAPE = new LinkedHashMap<>();
-
-    static {
-        Set<Integer> binary = Set.of(Types.BINARY, Types.VARBINARY, Types.LONGVARBINARY, Types.BLOB);
-        Set<Integer> text = Set.of(Types.VARCHAR, Types.CHAR, Types.LONGVARCHAR, Types.NVARCHAR, Types.NCHAR,
-                Types.LONGNVARCHAR, Types.CLOB, Types.NCLOB);
-        Set<Integer> integer = Set.of(Types.BIGINT, Types.INTEGER, Types.NUMERIC, Types.DECIMAL);
-        SHAPE.put("key_hash", binary);
-        SHAPE.put("idem_key", text);
-        SHAPE.put("state", text);
-        SHAPE.put("payload_hash", text);
-        SHAPE.put("owner", text);
-        SHAPE.put("fencing_token", integer);
-        SHAPE.put("started_at", integer);
-        SHAPE.put("lease_until", integer);
-        SHAPE.put("completed_at", integer);
-        SHAPE.put("expires_at", integer);
-        SHAPE.put("result", binary);
-    }
-
+    /** Each thread's key hasher and the last key it hashed (see {@link LastKeyHash}). */
+    private static final ThreadLocal<LastKeyHash> HASHER = ThreadLocal.withInitial(LastKeyHash::new);
     private final DataSource dataSource;
     @Nullable
     private final HikariDataSource ownedPool;
@@ -181,35 +146,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             this.dataSource = b.dataSource;
             this.ownedPool = null;
         } else {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(b.url);
-            if (b.user != null) {
-                config.setUsername(b.user);
-            }
-            if (b.password != null) {
-                config.setPassword(b.password);
-            }
-            config.setPoolName("idem-jdbc");
-            config.setMaximumPoolSize(b.maximumPoolSize);
-            config.setMinimumIdle(1);
-            config.setConnectionTimeout(CONNECTION_TIMEOUT_MILLIS);
-            config.setValidationTimeout(2_000);
-            config.setIdleTimeout(60_000);
-            config.setMaxLifetime(600_000);
-            boundConnecting(config, b.url);
-            // Fail at start when the database is unreachable, after one connection attempt: a misconfigured store
-            // should not wait for the first call, and an unreachable one costs its caller one connection timeout.
-            config.setInitializationFailTimeout(1);
-            requireDriver(b.url);
-            try {
-                this.ownedPool = new HikariDataSource(config);
-            } catch (RuntimeException e) {
-                String message = "jdbc store: cannot connect to " + redact(b.url) + ": " + e.getMessage();
-                if (isConnectionLost(e)) {
-                    throw new IdempotencyStoreUnreachableException(message, e);
-                }
-                throw new IdempotencyStoreException(message, e);
-            }
+            this.ownedPool = OwnPool.open(b.url, b.user, b.password, b.maximumPoolSize);
             this.dataSource = ownedPool;
         }
         try {
@@ -229,7 +166,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                         }
                     }
                 }
-                checkShape(first);
+                TableShape.check(first, table, dialect);
+                checkTokenCounter(first);
             }
         } catch (SQLException | RuntimeException e) {
             if (ownedPool != null) {
@@ -244,11 +182,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
         this.now = "(" + dialect.nowMillis + " + ?)";
         String nextToken = dialect.nextToken(table).orElse(null);
-        this.claimReadingFirst = dialect == Dialect.POSTGRESQL ? pgClaimReadingFirst(table, now, nextToken) : null;
-        this.claimInsertingFirst = dialect == Dialect.POSTGRESQL ? pgClaimInsertingFirst(table, now, nextToken) : null;
+        boolean postgresql = dialect == Dialect.POSTGRESQL;
+        this.claimReadingFirst = postgresql ? PostgresqlClaimStatements.readingFirst(table, now, nextToken) : null;
+        this.claimInsertingFirst = postgresql ? PostgresqlClaimStatements.insertingFirst(table, now, nextToken) : null;
         this.claimPaths = new ClaimPaths(b.claimStart);
-        this.takeover = dialect == Dialect.POSTGRESQL ? pgTakeover(table, nextToken) : null;
-        this.claimLocking = dialect == Dialect.POSTGRESQL ? pgClaimLocking(table, nextToken) : null;
+        this.takeover = postgresql ? PostgresqlClaimStatements.takeover(table, nextToken) : null;
+        this.claimLocking = postgresql ? PostgresqlClaimStatements.locking(table, nextToken) : null;
         this.readWithToken = dialect != Dialect.POSTGRESQL && nextToken != null
                 ? readDrawingATokenIfClaimable(table, now, nextToken) : null;
         this.complete = finishing(table, now, RecordState.COMPLETED);
@@ -256,35 +195,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.sweepBatchSize = b.sweepBatchSize;
         this.transactionalClaims = new JdbcTransactionalClaims(this, dataSource);
         // Before the sweeper, whose thread starts at once and goes through the circuit.
-        this.circuit = new StoreCircuit("jdbc store", JdbcIdempotencyStore::scopeOf, this::probe);
+        this.circuit = new StoreCircuit("jdbc store", KeyScopes::describe, this::probe);
         this.sweeper = b.sweepInterval == null ? null
                 : new ExpiredRowSweeper(table, b.sweepInterval, sweepBatchSize, this::deleteExpiredBatch);
-    }
-
-    /**
-     * Bounds each connection attempt of the store's own pool by {@link #CONNECTION_TIMEOUT_MILLIS}, TCP connect and
-     * login, for the network drivers that would otherwise wait for a silent server forever (the URL's own settings
-     * win). No socket timeout: that would also bound the statements of a method run in the store's transaction.
-     */
-    private static void boundConnecting(HikariConfig config, String url) {
-        if (url.startsWith("jdbc:postgresql:")) {
-            String seconds = String.valueOf(CONNECTION_TIMEOUT_MILLIS / 1000);
-            config.addDataSourceProperty("connectTimeout", seconds);
-            config.addDataSourceProperty("loginTimeout", seconds);
-        } else if (url.startsWith("jdbc:mariadb:")) {
-            config.addDataSourceProperty("connectTimeout", String.valueOf(CONNECTION_TIMEOUT_MILLIS));
-        }
-    }
-
-    /** Refuses a URL that no JDBC driver on the class path takes: a mistake to fix, not a database that is away. */
-    private static void requireDriver(String url) {
-        try {
-            DriverManager.getDriver(url);
-        } catch (SQLException e) {
-            throw new IdempotencyConfigurationException("idem.jdbc.url = \"" + redact(url) + "\": no JDBC driver on"
-                    + " the class path takes this URL (" + e.getMessage() + "); check the URL's prefix, such as"
-                    + " jdbc:postgresql://db:5432/app, and add the database's driver", e);
-        }
     }
 
     /** The circuit's probe: one connection, borrowed, checked and given back, within the pool's connection timeout. */
@@ -610,7 +523,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     private Optional<ClaimOutcome> claimOptimistically(Connection c, byte[] hash, ClaimRequest request, long lease,
                                                        long window) throws SQLException {
-        Row row;
+        StoredRow row;
         @Nullable Long token = null;
         Optional<String> nextToken = dialect.nextToken(table);
         try (PreparedStatement ps = c.prepareStatement(nextToken.isPresent() ? readWithToken
@@ -630,7 +543,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                         long drawn = rs.getLong("next_token");
                         token = rs.wasNull() ? null : drawn;
                     }
-                    row = rs.getString("state") == null ? null : Row.read(rs);
+                    row = rs.getString("state") == null ? null : StoredRow.read(rs);
                 }
             }
         }
@@ -642,7 +555,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return insertFresh(c, hash, request, lease, fresh)
                     ? Optional.of(new ClaimOutcome.Acquired(fresh, null)) : Optional.empty();
         }
-        Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
+        Instant nowAt = Instant.ofEpochMilli(row.nowMillis());
         IdempotencyRecord live = row.liveAt(nowAt);
         if (live != null && !live.isClaimableAt(nowAt, Duration.ofMillis(window))) {
             return Optional.of(new ClaimOutcome.Existing(live, nowAt));
@@ -666,9 +579,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             ps.setLong(++i, offset);
             ps.setLong(++i, lease);
             ps.setBytes(++i, hash);
-            ps.setLong(++i, row.token);
-            ps.setString(++i, row.state);
-            ps.setLong(++i, row.leaseUntil);
+            ps.setLong(++i, row.token());
+            ps.setString(++i, row.state());
+            ps.setLong(++i, row.leaseUntil());
             if (ps.executeUpdate() != 1) {
                 return Optional.empty();
             }
@@ -694,14 +607,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     private Optional<ClaimOutcome> claimReadingFirst(Connection c, byte[] hash, ClaimRequest request, long lease,
                                                      long window, boolean tellClaimPaths) throws SQLException {
-        Row row;
+        StoredRow row;
         try (PreparedStatement ps = c.prepareStatement(claimReadingFirst)) {
             long offset = offsetMillis.getAsLong();
-            int i = bindLockWait(ps, 0, request);
+            int i = PostgresqlClaimStatements.bindLockWait(ps, 0, request);
             ps.setBytes(++i, hash);
-            ps.setLong(++i, keyLock(hash));
+            ps.setLong(++i, PostgresqlClaimStatements.keyLock(hash));
             ps.setBytes(++i, hash);
-            i = bindClaimedRecord(ps, i, request, offset, lease);
+            i = PostgresqlClaimStatements.bindClaimedRecord(ps, i, request, offset, lease);
             ps.setLong(++i, offset);
             try (ResultSet rs = ps.executeQuery()) {
                 boolean found = rs.next();
@@ -716,22 +629,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 if (absent) {
                     return Optional.of(new ClaimOutcome.Acquired(inserted, null));
                 }
-                row = Row.read(rs);
+                row = StoredRow.read(rs);
             }
         }
-        Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
+        Instant nowAt = Instant.ofEpochMilli(row.nowMillis());
         IdempotencyRecord live = row.liveAt(nowAt);
         if (live != null && !live.isClaimableAt(nowAt, Duration.ofMillis(window))) {
             return Optional.of(new ClaimOutcome.Existing(live, nowAt));
         }
         try (PreparedStatement ps = c.prepareStatement(takeover)) {
             long offset = offsetMillis.getAsLong();
-            int i = bindLockWait(ps, 0, request);
+            int i = PostgresqlClaimStatements.bindLockWait(ps, 0, request);
             ps.setBytes(++i, hash);
-            ps.setLong(++i, row.token);
-            ps.setString(++i, row.state);
-            ps.setLong(++i, row.leaseUntil);
-            bindClaimedRecord(ps, i, request, offset, lease);
+            ps.setLong(++i, row.token());
+            ps.setString(++i, row.state());
+            ps.setLong(++i, row.leaseUntil());
+            PostgresqlClaimStatements.bindClaimedRecord(ps, i, request, offset, lease);
             try (ResultSet rs = ps.executeQuery()) {
                 // The store's time is the takeover's, which stamped the lease, not the read's before it.
                 return rs.next() ? Optional.of(new ClaimOutcome.Acquired(rs.getLong(1), live,
@@ -755,7 +668,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             int i = 0;
             ps.setBytes(++i, hash);
             ps.setLong(++i, offsetMillis.getAsLong());
-            ps.setLong(++i, keyLock(hash));
+            ps.setLong(++i, PostgresqlClaimStatements.keyLock(hash));
             ps.setBytes(++i, hash);
             ps.setString(++i, request.key());
             ps.setString(++i, request.payloadHash());
@@ -790,38 +703,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * PostgreSQL's claim statement outside the transactional mode (see {@link #claimReadingFirst}): {@code old} reads
-     * the key's row, {@code ins} inserts it only when there was none, so a replay draws no token and writes nothing.
-     * It returns the row as read with the database's now, or, for an insert, one row with the token in
-     * {@code inserted}, or no row when the insert met a row a concurrent claim inserted. The token is drawn only
-     * for the row it writes, holding the key's lock ({@link #PG_KEY_LOCKED}), which makes it larger than any the key
-     * had. Parameters: the lock wait ({@link #BOUNDED_LOCK_WAIT}), the key hash, the key's lock, the key hash, key,
-     * payload hash, owner, the time offset twice, the lease, the time offset.
-     *
-     * <p>The insert keeps {@code ON CONFLICT DO NOTHING} although {@code old} has just found the key absent. A plain
-     * insert is a few microseconds of the server's CPU cheaper per fresh call (no speculative insertion), but two
-     * first claims of one key that race (a herd of duplicates, the case Idem exists for) would then make the loser's
-     * statement fail on the primary key, and PostgreSQL logs every such failure as an {@code ERROR}: noise in the
-     * log that operators watch, for a loss that is expected.
-     */
-    private static String pgClaimReadingFirst(String table, String now, String nextToken) {
-        // A row as read is reported with the statement's time (statement_timestamp()): reading it waits on nothing.
-        // The inserted row is stamped with the time the key's lock was got (KEY_CLOCK), which may be the end of a
-        // transactional claim of the key. The lock wait is set before the key's lock is taken (key_locked reads
-        // waits), so it bounds that wait too.
-        return "WITH waits AS (SELECT " + BOUNDED_LOCK_WAIT + " AS lock_timeout),"
-                + " old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ?), " + PG_KEY_LOCKED_AFTER_WAITS
-                + ", " + KEY_CLOCK
-                + ", ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
-                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", (clock.ms + ?),"
-                + " (clock.ms + ?) + ? FROM clock WHERE NOT EXISTS (SELECT 1 FROM old)"
-                + " ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token)"
-                + " SELECT " + COLUMNS + ", " + now + " AS now_ms, CAST(NULL AS BIGINT) AS inserted FROM old"
-                + " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, fencing_token"
-                + " FROM ins";
-    }
-
-    /**
      * PostgreSQL's claim of a key expected to be new ({@link ClaimPaths}): inserts the key's row unless it has one, and
      * returns the token drawn for it, or {@link #NOT_INSERTED} when the key has a row (as committed, or as written by a
      * transaction this statement waited on), which {@link #claimReadingFirst} then reads. Writes nothing when the key
@@ -829,167 +710,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     private long insertFirst(Connection c, byte[] hash, ClaimRequest request, long lease) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(claimInsertingFirst)) {
-            int i = bindLockWait(ps, 0, request);
-            ps.setLong(++i, keyLock(hash));
+            int i = PostgresqlClaimStatements.bindLockWait(ps, 0, request);
+            ps.setLong(++i, PostgresqlClaimStatements.keyLock(hash));
             ps.setBytes(++i, hash);
-            bindClaimedRecord(ps, i, request, offsetMillis.getAsLong(), lease);
+            PostgresqlClaimStatements.bindClaimedRecord(ps, i, request, offsetMillis.getAsLong(), lease);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : NOT_INSERTED;
             }
         }
     }
 
-    /**
-     * Binds, after parameter {@code i}, the values PostgreSQL's claim statements write into a claimed row, in the order
-     * they all name them: key, payload hash, owner, the time offset of {@code started_at}, and the time offset and
-     * the lease of {@code lease_until}.
-     *
-     * @return the index of the last parameter bound
-     */
-    private static int bindClaimedRecord(PreparedStatement ps, int i, ClaimRequest request, long offset, long lease)
-            throws SQLException {
-        ps.setString(++i, request.key());
-        ps.setString(++i, request.payloadHash());
-        ps.setString(++i, request.owner());
-        ps.setLong(++i, offset);
-        ps.setLong(++i, offset);
-        ps.setLong(++i, lease);
-        return i;
-    }
-
-    /**
-     * PostgreSQL: a common table expression {@code key_locked} of one row that takes the key's lock (a transaction
-     * advisory lock on {@link #keyLock}, its one parameter) when the insert reading from it runs. PostgreSQL computes
-     * an inserted row, its token included, before it looks for a conflicting row, so a claim that drew its token
-     * first could, if the key's row was deleted meanwhile, insert below a token the key had since; holding the key's
-     * lock from before the draw to the end of the transaction, against the sweeper's deletion of the key's row under
-     * the same lock ({@link Dialect#deleteBatch}) and against every other insert of the key, rules that out.
-     * A takeover needs no lock: it updates the version it read, so no other claim can come between its draw and its
-     * write. Only claims that insert take the lock, so a replay still writes nothing and waits on nothing.
-     */
-    private static final String PG_KEY_LOCKED = "key_locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(?))";
-
-    /**
-     * {@link #PG_KEY_LOCKED} for a plain claim's statement, taken after its {@code waits} set the lock wait
-     * ({@link #BOUNDED_LOCK_WAIT}), so waiting for the key's lock (which a transactional claim of the key holds until
-     * its transaction ends) is bounded as a wait on the key's row is.
-     */
-    private static final String PG_KEY_LOCKED_AFTER_WAITS =
-            "key_locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(?) FROM waits)";
-
-    /**
-     * PostgreSQL: a common table expression {@code clock} of one row, {@code ms}, the database's clock (without the
-     * time offset) read once {@link #PG_KEY_LOCKED_AFTER_WAITS} has the key's lock: the time a plain claim that
-     * inserts the key's row stamps it with. Waiting for the lock may take up to the claim's lock wait (a
-     * transactional claim of the key holds it until its transaction ends), and the statement's own time, from before
-     * that wait, would start the lease that much early: partly or wholly past when the row is written.
-     */
-    private static final String KEY_CLOCK =
-            "clock AS MATERIALIZED (SELECT " + Dialect.POSTGRESQL.clockMillis() + " AS ms FROM key_locked)";
-
-    /**
-     * The number PostgreSQL's claims lock a key by: the first eight bytes of its hash, as {@link Dialect#KEY_LOCK}
-     * computes it from the stored hash. Two keys that share it only wait for each other's inserts.
-     */
-    static long keyLock(byte[] hash) {
-        long lock = 0;
-        for (int i = 0; i < Long.BYTES; i++) {
-            lock = lock << 8 | (hash[i] & 0xFF);
-        }
-        return lock;
-    }
-
     /** What {@link #insertFirst} returns when the key has a row: no token is negative. */
     private static final long NOT_INSERTED = -1;
-
-    /**
-     * PostgreSQL: sets {@code lock_timeout} to the request's {@link ClaimRequest#lockWait()} (in milliseconds; left as
-     * it is when the request has none) for the rest of the claim's statement, before it writes: its only waits are on
-     * another transaction's hold of the key's row (an uncommitted insert, or a lock to take it over), and a
-     * transactional claim holds the row until its transaction ends. Local to the statement's own transaction (the
-     * store runs it in auto-commit mode), so the connection keeps its setting. Its one parameter: the milliseconds.
-     */
-    private static final String BOUNDED_LOCK_WAIT =
-            "set_config('lock_timeout', COALESCE(?, current_setting('lock_timeout')), true)";
-
-    /** Binds, after parameter {@code i}, the lock wait of {@link #BOUNDED_LOCK_WAIT}; returns the last index bound. */
-    private static int bindLockWait(PreparedStatement ps, int i, ClaimRequest request) throws SQLException {
-        Duration wait = request.lockWait();
-        if (wait == null) {
-            ps.setNull(++i, Types.VARCHAR);
-        } else {
-            // 0 would mean "wait forever" to PostgreSQL: the shortest wait it takes is a millisecond.
-            ps.setString(++i, Long.toString(Math.max(1, Math.min(Integer.MAX_VALUE, wait.toMillis()))));
-        }
-        return i;
-    }
-
-    /**
-     * The statement of {@link #insertFirst}. The token is drawn holding the key's lock, as in
-     * {@link #pgClaimReadingFirst}, and the lock wait is set before that lock is taken. Parameters: the lock wait,
-     * the key's lock, the key hash, key, payload hash, owner, the time offset twice, the lease.
-     */
-    private static String pgClaimInsertingFirst(String table, String now, String nextToken) {
-        return "WITH waits AS (SELECT " + BOUNDED_LOCK_WAIT + " AS lock_timeout), " + PG_KEY_LOCKED_AFTER_WAITS
-                + ", " + KEY_CLOCK + " INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner,"
-                + " fencing_token, started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ","
-                + " (clock.ms + ?), (clock.ms + ?) + ? FROM clock ON CONFLICT (key_hash) DO NOTHING"
-                + " RETURNING fencing_token";
-    }
-
-    /**
-     * PostgreSQL's takeover of a row whose record {@link #claimReadingFirst} found claimable: applies only to the
-     * version read (token, state, lease), drawing the token as it writes, after that version was committed.
-     * {@code locked} locks the row first, still that version, and the clock is read only then ({@code clock}): an
-     * UPDATE computes its new values before it waits on a row lock (a transactional claim's, up to the lock wait),
-     * so a lease stamped by it could count from before the wait, and be partly or wholly past once written. Holding
-     * the row's lock, the update writes the version {@code locked} checked. Returns the token and the clock read
-     * (without the time offset). Parameters: the lock wait, the key hash, the version read's token, state and lease,
-     * then key, payload hash, owner, the time offset twice and the lease.
-     */
-    private static String pgTakeover(String table, String nextToken) {
-        return "WITH waits AS (SELECT " + BOUNDED_LOCK_WAIT + " AS lock_timeout),"
-                + " locked AS MATERIALIZED (SELECT r.key_hash FROM " + table + " r, waits"
-                + " WHERE r.key_hash = ? AND r.fencing_token = ? AND r.state = ? AND r.lease_until = ?"
-                + " FOR UPDATE OF r),"
-                + " clock AS MATERIALIZED (SELECT " + Dialect.POSTGRESQL.clockMillis() + " AS ms, key_hash FROM locked)"
-                + " UPDATE " + table + " AS t SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?, owner = ?,"
-                + " fencing_token = " + nextToken + ","
-                + " started_at = CASE WHEN t.state = 'IN_PROGRESS' THEN t.started_at ELSE (clock.ms + ?) END,"
-                + " lease_until = (clock.ms + ?) + ?, completed_at = NULL, expires_at = NULL, result = NULL"
-                + " FROM clock WHERE t.key_hash = clock.key_hash"
-                + " RETURNING t.fencing_token, clock.ms";
-    }
-
-    /**
-     * PostgreSQL's claim statement in the transactional mode (see {@link #claimLockingTheRow}). It draws the token
-     * only for the row it writes, after the row it replaces was read and locked as committed, or, when there was none,
-     * holding the key's lock ({@link #PG_KEY_LOCKED}), so it is larger than any the key had.
-     */
-    private static String pgClaimLocking(String table, String nextToken) {
-        String claimable = "(old.state = '" + ABSENT + "'"
-                + " OR (old.state = 'IN_PROGRESS' AND n.now_ms >= old.lease_until)"
-                + " OR (old.state <> 'IN_PROGRESS' AND (n.now_ms >= old.expires_at"
-                + " OR (CAST(? AS BIGINT) > 0 AND n.now_ms >= old.started_at + ?))))";
-        // The clock is read once the row is locked (n scans old first), so a claim that waited on the row stamps
-        // with the time it got it, and reports that time.
-        String clock = "(" + Dialect.POSTGRESQL.clockMillis() + " + ?)";
-        return "WITH old AS (SELECT " + COLUMNS + " FROM " + table + " WHERE key_hash = ? FOR UPDATE),"
-                + " n AS (SELECT " + clock + " AS now_ms FROM (SELECT count(*) FROM old) AS locked), "
-                + PG_KEY_LOCKED + ","
-                + " ins AS (INSERT INTO " + table + " (key_hash, idem_key, state, payload_hash, owner, fencing_token,"
-                + " started_at, lease_until) SELECT ?, ?, 'IN_PROGRESS', ?, ?, " + nextToken + ", n.now_ms,"
-                + " n.now_ms + ? FROM n, key_locked"
-                + " WHERE NOT EXISTS (SELECT 1 FROM old) ON CONFLICT (key_hash) DO NOTHING RETURNING fencing_token),"
-                + " upd AS (UPDATE " + table + " AS r SET state = 'IN_PROGRESS', idem_key = ?, payload_hash = ?,"
-                + " owner = ?, fencing_token = " + nextToken + ","
-                + " started_at = CASE WHEN old.state = 'IN_PROGRESS' THEN old.started_at ELSE n.now_ms END,"
-                + " lease_until = n.now_ms + ?, completed_at = NULL, expires_at = NULL, result = NULL"
-                + " FROM old, n WHERE r.key_hash = ? AND " + claimable
-                + " RETURNING r.fencing_token)"
-                + " SELECT old.*, n.now_ms, (SELECT fencing_token FROM ins) AS inserted,"
-                + " (SELECT fencing_token FROM upd) AS updated FROM n LEFT JOIN old ON TRUE";
-    }
 
     /**
      * The outcome of the transactional mode's claim statement, or empty when its insert met a row a concurrent claim
@@ -1007,8 +739,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             if (rs.getString("state") == null) {
                 return Optional.empty();
             }
-            Row row = Row.read(rs);
-            Instant nowAt = Instant.ofEpochMilli(row.nowMillis);
+            StoredRow row = StoredRow.read(rs);
+            Instant nowAt = Instant.ofEpochMilli(row.nowMillis());
             IdempotencyRecord live = row.liveAt(nowAt);
             long updated = rs.getLong("updated");
             if (!rs.wasNull()) {
@@ -1173,8 +905,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     if (!rs.next()) {
                         return Optional.empty();
                     }
-                    Row row = Row.read(rs);
-                    return Optional.ofNullable(row.liveAt(Instant.ofEpochMilli(row.nowMillis)));
+                    StoredRow row = StoredRow.read(rs);
+                    return Optional.ofNullable(row.liveAt(Instant.ofEpochMilli(row.nowMillis())));
                 }
             }
         });
@@ -1242,7 +974,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Refuses work once the store is closed. */
     void requireOpen(String operation, String key) {
         if (closed) {
-            throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key)
+            throw new IdempotencyStoreException("jdbc store: " + operation + " of " + KeyScopes.describe(key)
                     + " refused: the store is closed");
         }
     }
@@ -1337,7 +1069,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (manualCommitConnections || c.getAutoCommit()) {
             return c;
         }
-        throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scopeOf(key) + " refused: the"
+        String scope = KeyScopes.describe(key);
+        throw new IdempotencyStoreException("jdbc store: " + operation + " of " + scope + " refused: the"
                 + " data source handed out a connection with auto-commit off, which holds a transaction that is not"
                 + " the store's (a transaction-aware data source such as Spring's TransactionAwareDataSourceProxy"
                 + " hands out the application's transaction so). The store never commits or changes a connection"
@@ -1360,7 +1093,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 throw failure(operation, key, e);
             }
             circuit.open(e);
-            throw new IdempotencyStoreUnreachableException("jdbc store: " + operation + " of " + scopeOf(key)
+            throw new IdempotencyStoreUnreachableException("jdbc store: " + operation + " of " + KeyScopes.describe(key)
                     + " failed on table " + table + ": no connection to the database: " + e.getMessage(), e);
         }
     }
@@ -1377,7 +1110,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /** An error of the connection rather than of the statement: SQLSTATE class 08, or the server shutting down. */
-    private static boolean isConnectionLost(Throwable e) {
+    static boolean isConnectionLost(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException sql && sql.getSQLState() != null
                     && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
@@ -1392,15 +1125,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (e instanceof IdempotencyStoreException ise) {
             return ise;
         }
-        String message = "jdbc store: " + operation + " of " + scopeOf(key) + " failed on table " + table + ": "
-                + e.getMessage();
+        String message = "jdbc store: " + operation + " of " + KeyScopes.describe(key) + " failed on table " + table
+                + ": " + e.getMessage();
         return isConnectionLost(e) ? new IdempotencyStoreUnreachableException(message, e)
                 : new IdempotencyStoreException(message, e);
-    }
-
-    /** Names {@code key} in messages by its scope, never its hash: {@link KeyScopes#describe}. */
-    static String scopeOf(String key) {
-        return KeyScopes.describe(key);
     }
 
     /** A statement rolled back as a deadlock's victim: SQLSTATE 40001 (MariaDB's ER_LOCK_DEADLOCK, H2's). */
@@ -1417,139 +1145,41 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * The key's row identity: SHA-256 of its UTF-8 bytes. Never modified by its callers, which only bind it: the same
-     * array may be handed out again for the same key.
+     * The key's row identity: {@link KeyHasher}'s SHA-256 of its UTF-8 bytes. Never modified by its callers, which only
+     * bind it: the same array may be handed out again for the same key.
      */
     static byte[] hash(String key) {
         return HASHER.get().hash(key);
     }
 
     /**
-     * Hashes keys on one thread with a digest of its own (reset by each digest, so no digest is made or cloned per
-     * call), and remembers the last key and its hash: a fresh call's claim and its completion, which run on the same
-     * thread one after the other, hash the key once.
+     * Hashes keys on one thread with a {@link KeyHasher} of its own, and remembers the last key and its hash: a fresh
+     * call's claim and its completion, which run on the same thread one after the other, hash the key once.
      */
-    private static final class KeyHasher {
-        private final MessageDigest digest;
+    private static final class LastKeyHash {
+        private final KeyHasher hasher = new KeyHasher();
         @Nullable
         private String lastKey;
         private byte[] lastHash = new byte[0];
 
-        KeyHasher() {
-            digest = sha256();
-        }
-
         byte[] hash(String key) {
             if (!key.equals(lastKey)) {
-                lastHash = digest.digest(key.getBytes(StandardCharsets.UTF_8));
+                lastHash = hasher.hash(key);
                 lastKey = key;
             }
             return lastHash;
         }
     }
 
-    /** A new SHA-256 digest, cloned from {@link #SHA_256} where the provider allows (the JDK's does). */
-    private static MessageDigest sha256() {
-        if (SHA_256 != null) {
-            try {
-                return (MessageDigest) SHA_256.clone();
-            } catch (CloneNotSupportedException e) {
-                // a provider whose digests do not clone: look one up, as below
-            }
-        }
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
-    }
-
-    private void checkShape(Connection c) throws SQLException {
-        List<String> present = new ArrayList<>();
-        Map<String, Integer> types = new LinkedHashMap<>();
-        try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
-            ResultSetMetaData md = rs.getMetaData();
-            for (int i = 1; i <= md.getColumnCount(); i++) {
-                String name = md.getColumnName(i).toLowerCase(Locale.ROOT);
-                present.add(name);
-                types.put(name, md.getColumnType(i));
-            }
-        } catch (SQLException e) {
-            throw new IdempotencyStoreException("jdbc store: table " + table + " is missing or unreadable ("
-                    + e.getMessage() + "); create it with the DDL in the README (or the resource "
-                    + "dev/idem/store/jdbc/" + dialect.name().toLowerCase(Locale.ROOT) + ".sql), or set"
-                    + " idem.jdbc.createTable=true", e);
-        }
-        for (Map.Entry<String, Set<Integer>> column : SHAPE.entrySet()) {
-            Integer type = types.get(column.getKey());
-            if (type == null) {
-                throw new IdempotencyStoreException("jdbc store: table " + table + " has no column "
-                        + column.getKey() + " (it has " + present + "); it was not made by the jdbc store's DDL");
-            }
-            if (dialect != Dialect.SQLITE && !column.getValue().contains(type)) {
-                throw new IdempotencyStoreException("jdbc store: column " + column.getKey() + " of table " + table
-                        + " has the wrong type (JDBC type " + type + "); see the jdbc store's DDL");
-            }
-        }
+    /** Checks at start that the table's fencing-token counter is there and works, drawing one token. */
+    private void checkTokenCounter(Connection c) {
         try {
             drawToken(c); // a token drawn and never used: tokens are increasing, not consecutive
         } catch (SQLException e) {
             throw new IdempotencyStoreException("jdbc store: the fencing-token counter " + Dialect.tokens(table)
                     + " of table " + table + " is missing or unusable (" + e.getMessage() + "); create it with the"
-                    + " DDL in the README (or the resource dev/idem/store/jdbc/"
-                    + dialect.name().toLowerCase(Locale.ROOT) + ".sql), or set idem.jdbc.createTable=true", e);
-        }
-    }
-
-    @Nullable
-    private static MessageDigest cloneablePrototype() {
-        try {
-            MessageDigest prototype = MessageDigest.getInstance("SHA-256");
-            prototype.clone();
-            return prototype;
-        } catch (NoSuchAlgorithmException | CloneNotSupportedException e) {
-            return null;
-        }
-    }
-
-    private static String redact(@Nullable String url) {
-        return url == null ? "null" : url.replaceAll("(?i)(password=)[^&;]*", "$1***");
-    }
-
-    /** A row as read, with the database's now of the same statement. */
-    private record Row(String key, String state, String payloadHash, String owner, long token, long startedAt,
-                       long leaseUntil, @Nullable Long completedAt, @Nullable Long expiresAt,
-                       @Nullable byte[] result, long nowMillis) {
-
-        static Row read(ResultSet rs) throws SQLException {
-            long completed = rs.getLong("completed_at");
-            Long completedAt = rs.wasNull() ? null : completed;
-            long expires = rs.getLong("expires_at");
-            Long expiresAt = rs.wasNull() ? null : expires;
-            return new Row(rs.getString("idem_key"), rs.getString("state"), rs.getString("payload_hash"),
-                    rs.getString("owner"), rs.getLong("fencing_token"), rs.getLong("started_at"),
-                    rs.getLong("lease_until"), completedAt, expiresAt, bytes(rs), rs.getLong("now_ms"));
-        }
-
-        /** The result; a finished row whose result reads as null held an empty one (some drivers read it so). */
-        @Nullable
-        private static byte[] bytes(ResultSet rs) throws SQLException {
-            byte[] result = rs.getBytes("result");
-            return result == null && rs.getLong("completed_at") != 0 && !rs.wasNull() ? new byte[0] : result;
-        }
-
-        /** The record, or null when the row holds none (released, deleted) or it expired at {@code now}. */
-        @Nullable
-        IdempotencyRecord liveAt(Instant now) {
-            if (ABSENT.equals(state)) {
-                return null;
-            }
-            IdempotencyRecord record = new IdempotencyRecord(key, RecordState.valueOf(state), payloadHash, owner,
-                    token, Instant.ofEpochMilli(startedAt), Instant.ofEpochMilli(leaseUntil),
-                    completedAt == null ? null : Instant.ofEpochMilli(completedAt),
-                    expiresAt == null ? null : Instant.ofEpochMilli(expiresAt), result);
-            return record.isExpiredAt(now) ? null : record;
+                    + " DDL in the README (or the resource " + TableShape.ddlResource(dialect) + "), or set"
+                    + " idem.jdbc.createTable=true", e);
         }
     }
 }

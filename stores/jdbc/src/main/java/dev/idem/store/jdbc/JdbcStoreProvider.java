@@ -1,24 +1,23 @@
 package dev.idem.store.jdbc;
 
 import dev.idem.IdempotencyConfigurationException;
+import dev.idem.store.DurationGrammar;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.IdempotencyStoreProvider;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Makes the JDBC store known as {@code jdbc}. Keys: {@code idem.jdbc.url} (required), {@code idem.jdbc.user},
  * {@code idem.jdbc.password}, {@code idem.jdbc.table} [{@value JdbcIdempotencyStore#DEFAULT_TABLE}],
- * {@code idem.jdbc.createTable} [false], {@code idem.jdbc.sweepInterval} [off: a duration such as {@code 5m} turns the
- * sweeper of expired rows on, see {@link JdbcIdempotencyStore.Builder#sweepInterval}]. The store opens its own small HikariCP pool to the URL; the database's
- * JDBC driver must be on the class path. The engine's clock is not used: time is the database's.
+ * {@code idem.jdbc.createTable} [false], {@code idem.jdbc.sweepInterval} [off: a duration of {@link DurationGrammar}
+ * such as {@code 5m} turns the sweeper of expired rows on, see {@link JdbcIdempotencyStore.Builder#sweepInterval}].
+ * The store opens its own small HikariCP pool to the URL; the database's JDBC driver must be on the class path. The
+ * engine's clock is not used: time is the database's.
  */
 public final class JdbcStoreProvider implements IdempotencyStoreProvider {
     static final String URL = "url";
@@ -28,7 +27,6 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
     static final String CREATE_TABLE = "createTable";
     static final String SWEEP_INTERVAL = "sweepInterval";
     private static final Set<String> KEYS = Set.of(URL, USER, PASSWORD, TABLE, CREATE_TABLE, SWEEP_INTERVAL);
-    private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
 
     /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
     public JdbcStoreProvider() {
@@ -76,24 +74,17 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
         return builder.build();
     }
 
-    /** A duration such as {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 1d} or ISO-8601 {@code PT5M}. */
-    private static Duration duration(String key, String text) {
-        Matcher m = SHORT_DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
+    /**
+     * The duration property {@code key} is set to, in the project's one grammar ({@link DurationGrammar}).
+     *
+     * @throws IdempotencyConfigurationException naming the property, the text and the accepted forms
+     */
+    static Duration duration(String key, String text) {
         try {
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                return switch (m.group(2)) {
-                    case "ms" -> Duration.ofMillis(n);
-                    case "s" -> Duration.ofSeconds(n);
-                    case "m" -> Duration.ofMinutes(n);
-                    case "h" -> Duration.ofHours(n);
-                    default -> Duration.ofDays(n);
-                };
-            }
-            return Duration.parse(text.trim());
-        } catch (DateTimeParseException | NumberFormatException | ArithmeticException e) {
-            throw new IdempotencyConfigurationException("idem.jdbc." + key + " = \"" + text + "\" is not a duration:"
-                    + " write 500ms, 30s, 5m, 1h, 1d, PT5M or off", e);
+            return DurationGrammar.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IdempotencyConfigurationException("idem.jdbc." + key + " = \"" + text + "\": "
+                    + e.getMessage() + ", or off", e);
         }
     }
 }

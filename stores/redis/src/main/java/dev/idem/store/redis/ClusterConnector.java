@@ -23,7 +23,7 @@ import java.util.function.Function;
 
 /**
  * Connections to a Redis Cluster. Lettuce routes {@code EVALSHA} by its first key to the master owning that key's
- * slot (all keys of one call share the slot: see {@link RedisIdempotencyStore#redisKeys}); {@code SCRIPT LOAD} and
+ * slot (all keys of one call share the slot: see {@link RedisKeyNames}); {@code SCRIPT LOAD} and
  * {@code TIME}, which name no key, are sent explicitly to the master owning the slot of the key they are for, through
  * that node's own connection. So a script is loaded on exactly the node that answered NOSCRIPT, and a key's time is
  * the clock its scripts read.

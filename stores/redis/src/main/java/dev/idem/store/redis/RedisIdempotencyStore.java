@@ -2,17 +2,15 @@ package dev.idem.store.redis;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyStoreException;
-import dev.idem.IdempotencyStoreUnreachableException;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.KeyScopes;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
-import dev.idem.store.StoreCircuit;
 import dev.idem.store.TtlJitter;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -22,20 +20,17 @@ import jakarta.annotation.Nullable;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
+// More than 500 lines for one idea: the public store holds its documented contract (this javadoc), its public Builder
+// and the operations with the script arguments they encode; key names (RedisKeyNames), the record's byte format
+// (RecordFormat), the connection's lifecycle (StoreConnection) and the gathering of calls (ScriptBatcher) are apart.
 /**
  * An {@link IdempotencyStore} in Redis (standalone; Sentinel through a {@code redis-sentinel://} URI; Cluster), shared
  * by every process that uses the server. Built on Lettuce.
@@ -44,10 +39,10 @@ import java.util.function.LongSupplier;
  * bytes in hex (32 digits; two keys share them with a chance of about 2^-64 in 2^32 keys), and belongs to the bucket
  * {@code b}, the first 3 of those digits (one of {@value #BUCKETS}). Its record is the string {@code p:{b}:h},
  * holding K exactly beside the record's fields ({@link Scripts}); the bucket's fencing-token counter is
- * {@code p:{b}:t}; its wake-up channel is named as its record ({@link RedisWakeups}). {@code p} is the store's prefix,
- * {@value #DEFAULT_PREFIX} unless {@link Builder#prefix(String) set}, so two applications sharing a server (and a
- * database) keep apart by their prefixes. The hash tag {@code {b}} puts a record and its counter in one Cluster slot,
- * and spreads the keys over 4,096 tags, so over the masters of a Cluster.
+ * {@code p:{b}:t} ({@link RedisKeyNames}); its wake-up channel is named as its record ({@link RedisWakeups}). {@code p}
+ * is the store's prefix, {@value #DEFAULT_PREFIX} unless {@link Builder#prefix(String) set}, so two applications
+ * sharing a server (and a database) keep apart by their prefixes. The hash tag {@code {b}} puts a record and its
+ * counter in one Cluster slot, and spreads the keys over 4,096 tags, so over the masters of a Cluster.
  *
  * <p><b>One atomic step per operation.</b> Claim, complete, fail, renew, release, delete and get are each one Lua
  * script run by {@code EVALSHA} (loaded on first use, and again when the server answers {@code NOSCRIPT}), so each is
@@ -93,41 +88,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final int MAX_PREFIX_LENGTH = 64;
 
     /** The default prefix and the start of the hash tag, which begin every Redis key of a store. */
-    private static final byte[] DEFAULT_KEY_START = keyStart(DEFAULT_PREFIX);
-    /** The hex digits of a bucket: its hash tag. */
-    private static final int BUCKET_DIGITS = 3;
-    /** After the bucket: the end of the hash tag. */
-    private static final byte[] TAG_END = bytes("}:");
-    /** The counter's name within its bucket, {@code p:{b}:t}; a record's is its 32-digit h. */
-    private static final byte COUNTER = 't';
-    /** The record's first byte, its state ({@link Scripts}). */
-    private static final byte IN_PROGRESS = 'I';
-    /** How many bytes of the SHA-256 of a key name its Redis keys: 128 bits. */
-    private static final int HASH_BYTES = 16;
+    private static final byte[] DEFAULT_KEY_START = RedisKeyNames.keyStart(DEFAULT_PREFIX);
     private static final long TTL_MARGIN_MILLIS = TTL_MARGIN.toMillis();
     private static final byte[] ZERO = number(0);
     /** The status of a script's reply for an item it could not apply, {@code {-1, why}} ({@link Scripts#CLAIM}). */
     private static final long NOT_APPLIED = -1;
-    private static final byte[] HEX = bytes("0123456789abcdef");
-    /**
-     * Per thread: a SHA-256 digest, and the Redis keys of the last idempotency key it named. An engine completes a
-     * key on the thread that claimed it, so the complete finds its keys here instead of hashing the key again.
-     */
-    private static final ThreadLocal<KeyNames> KEY_NAMES = ThreadLocal.withInitial(KeyNames::new);
 
-    private final Connector connector;
+    private final StoreConnection connection;
     private final String where;
     /** The prefix, its colon and the hash tag's opening brace, which begin each of this store's Redis keys. */
     private final byte[] keyStart;
     private final Duration timeout;
     private final LongSupplier offsetMillis;
-    private final Object connecting = new Object();
-    /** Refuses connecting at once while the server is unreachable, and reconnects in the background. */
-    private final StoreCircuit circuit = new StoreCircuit("redis store", RedisIdempotencyStore::scopeOf,
-            this::reconnect);
-    @Nullable
-    private volatile ScriptConnection connection;
-    private volatile boolean closed;
     @Nullable
     private volatile EncodedText lastOwner;
     @Nullable
@@ -144,16 +116,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private RedisIdempotencyStore(Builder b) {
         this.timeout = b.timeout;
         this.offsetMillis = b.offsetMillis;
-        this.keyStart = keyStart(b.prefix);
-        this.connector = b.connector();
-        this.where = connector.where();
+        this.keyStart = RedisKeyNames.keyStart(b.prefix);
+        Connector connector = b.connector();
+        this.connection = new StoreConnection(connector, timeout);
+        this.where = connection.where();
         boolean oneServer = !(connector instanceof ClusterConnector);
         this.claims = oneServer ? batcher(Scripts.CLAIM) : null;
         this.completions = oneServer ? batcher(Scripts.COMPLETE) : null;
         this.failures = oneServer ? batcher(Scripts.FAIL) : null;
         this.wakeups = new RedisWakeups(connector.client(), connector::connectPubSub, this::channel, timeout, where);
         try {
-            connection(); // a misconfigured store fails at start, not at the first call
+            connection.get(); // a misconfigured store fails at start, not at the first call
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -343,10 +316,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public ClaimOutcome claim(ClaimRequest request) {
         Objects.requireNonNull(request, "request");
         String key = request.key();
-        KeyNames names = KEY_NAMES.get();
+        RedisKeyNames names = RedisKeyNames.forThread();
         byte[][] keys = names.of(keyStart, key);
         EncodedLease lease = lease(request.lease().toMillis());
-        byte[] fields = fields(names.lastKeyBytes, bytes(request.payloadHash()), owner(request.owner()));
+        byte[] fields = RecordFormat.fields(names.lastKeyBytes(), bytes(request.payloadHash()), owner(request.owner()));
         byte[] window = request.window().isZero() ? ZERO : number(request.window().toMillis());
         Object reply = gathered("claim", key, Scripts.CLAIM, claims, keys, fields, lease.recordPx, window);
         if (reply instanceof Long token) { // the token alone: nothing replaced, no store time to translate
@@ -387,7 +360,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         byte[] px = number(keep + TTL_MARGIN_MILLIS);
         boolean completing = state == RecordState.COMPLETED;
         Object reply = gathered(operation, key, completing ? Scripts.COMPLETE : Scripts.FAIL,
-                completing ? completions : failures, recordKey(key), owned(fencingToken), px, encoded.clone());
+                completing ? completions : failures, recordKey(key), RecordFormat.owned(fencingToken), px,
+                encoded.clone());
         if (reply instanceof List<?> refused) {
             throw notApplied(operation, key, refused);
         }
@@ -397,14 +371,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean release(String key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        return applied(run("release", key, Scripts.RELEASE, recordKey(key), owned(fencingToken)));
+        return applied(run("release", key, Scripts.RELEASE, recordKey(key), RecordFormat.owned(fencingToken)));
     }
 
     @Override
     public boolean renew(String key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(lease, "lease");
-        return applied(run("renew", key, Scripts.RENEW, recordKey(key), owned(fencingToken),
+        return applied(run("renew", key, Scripts.RENEW, recordKey(key), RecordFormat.owned(fencingToken),
                 number(lease.toMillis()), offset()));
     }
 
@@ -435,24 +409,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public void close() {
-        ScriptConnection open;
-        synchronized (connecting) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            circuit.close();
-            open = connection;
-            connection = null;
-        }
-        try {
-            wakeups.close();
-            if (open != null) {
-                open.close();
-            }
-        } finally {
-            connector.shutdown(timeout);
-        }
+        connection.close(wakeups::close);
     }
 
     /**
@@ -460,7 +417,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * slot of the empty key, each key's scripts reading their own master's clock.
      */
     Instant serverNow() {
-        List<byte[]> time = await("read the time", "", connection().time(recordKey("")[0]));
+        List<byte[]> time = connection.await("read the time", "", connection.get().time(recordKey("")[0]));
         long micros = Long.parseLong(text(time.get(0))) * 1_000_000L + Long.parseLong(text(time.get(1)));
         return Instant.ofEpochMilli(micros / 1_000 + offsetMillis.getAsLong());
     }
@@ -487,7 +444,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** The connection the store uses now, for tests that drop it; standalone stores only. */
     StatefulRedisConnection<byte[], byte[]> currentConnection() {
-        return ((StandaloneConnector.Standalone) connection()).connection();
+        return ((StandaloneConnector.Standalone) connection.get()).connection();
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -498,80 +455,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * The arrays may be shared with other calls of the same thread: callers never change them.
      */
     static byte[][] redisKeys(String key) {
-        return KEY_NAMES.get().of(DEFAULT_KEY_START, key);
+        return RedisKeyNames.forThread().of(DEFAULT_KEY_START, key);
     }
 
     /** The Redis keys of {@code key} under {@code prefix}, as {@link #redisKeys(String)} (for tests). */
     static byte[][] redisKeys(String prefix, String key) {
-        return KEY_NAMES.get().of(keyStart(KeyPrefix.valid(prefix)), key);
+        return RedisKeyNames.forThread().of(RedisKeyNames.keyStart(KeyPrefix.valid(prefix)), key);
     }
 
     /** The Redis key of {@code key}'s record alone, under this store's prefix, shared like {@link #redisKeys}'s. */
     private byte[][] recordKey(String key) {
-        KeyNames names = KEY_NAMES.get();
-        names.of(keyStart, key);
-        return names.lastRecord;
+        return RedisKeyNames.forThread().record(keyStart, key);
     }
 
     /** The wake-up channel of {@code key}: its record's name ({@link RedisWakeups}). */
     private String channel(String key) {
         return new String(recordKey(key)[0], StandardCharsets.UTF_8);
-    }
-
-    /** The start of every Redis key under {@code prefix}: the prefix, its ':' and the hash tag's opening brace. */
-    private static byte[] keyStart(String prefix) {
-        return bytes(prefix + ":{");
-    }
-
-    /** A thread's SHA-256 digest and its last key's Redis keys (see {@link #KEY_NAMES}). */
-    private static final class KeyNames {
-        private final MessageDigest sha256;
-        @Nullable
-        private byte[] lastKeyStart;
-        @Nullable
-        private String lastKey;
-        /** The last key's UTF-8 bytes, which the claim also sends as the record's key. */
-        private byte[] lastKeyBytes = new byte[0];
-        private byte[][] lastNames = new byte[0][];
-        /** The last key's record name alone, for every operation but the claim (only a claim writes the counter). */
-        private byte[][] lastRecord = new byte[0][];
-
-        KeyNames() {
-            try {
-                sha256 = MessageDigest.getInstance("SHA-256");
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("every JVM has SHA-256", e);
-            }
-        }
-
-        /** The names of {@code key} under {@code keyStart} (compared by identity: a store's is one array). */
-        byte[][] of(byte[] keyStart, String key) {
-            if (keyStart == lastKeyStart && key.equals(lastKey)) {
-                return lastNames;
-            }
-            byte[] keyBytes = bytes(key);
-            byte[] hash = sha256.digest(keyBytes); // digest() resets the digest for the next key
-            byte[] hex = new byte[2 * HASH_BYTES];
-            for (int i = 0; i < HASH_BYTES; i++) {
-                hex[2 * i] = HEX[(hash[i] >> 4) & 0xf];
-                hex[2 * i + 1] = HEX[hash[i] & 0xf];
-            }
-            // p:{b}: then h for the record, t for the counter
-            int tagged = keyStart.length + BUCKET_DIGITS + TAG_END.length;
-            byte[] record = new byte[tagged + hex.length];
-            System.arraycopy(keyStart, 0, record, 0, keyStart.length);
-            System.arraycopy(hex, 0, record, keyStart.length, BUCKET_DIGITS);
-            System.arraycopy(TAG_END, 0, record, keyStart.length + BUCKET_DIGITS, TAG_END.length);
-            System.arraycopy(hex, 0, record, tagged, hex.length);
-            byte[] counter = Arrays.copyOf(record, tagged + 1);
-            counter[tagged] = COUNTER;
-            lastKeyStart = keyStart;
-            lastKey = key;
-            lastKeyBytes = keyBytes;
-            lastNames = new byte[][] {record, counter};
-            lastRecord = new byte[][] {record};
-            return lastNames;
-        }
     }
 
     /**
@@ -600,40 +499,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         EncodedLease encoded = new EncodedLease(millis, number(millis + TTL_MARGIN_MILLIS));
         lastLease = encoded;
         return encoded;
-    }
-
-    /**
-     * The variable fields of a new record ({@link Scripts}): {@code klen:plen:olen:} and the key, the payload hash and
-     * the owner.
-     */
-    static byte[] fields(byte[] key, byte[] payloadHash, byte[] owner) {
-        byte[] lengths = bytes(key.length + ":" + payloadHash.length + ":" + owner.length + ":");
-        byte[] fields = new byte[lengths.length + key.length + payloadHash.length + owner.length];
-        int at = 0;
-        for (byte[] part : new byte[][] {lengths, key, payloadHash, owner}) {
-            System.arraycopy(part, 0, fields, at, part.length);
-            at += part.length;
-        }
-        return fields;
-    }
-
-    /**
-     * What the scripts compare a record's first 17 bytes with to know the caller owns it: {@code I} (in progress) and
-     * {@code token} in 16 digits. A token that cannot be written so (negative, or more than 16 digits) was never
-     * given, and gets an argument no record starts with.
-     */
-    static byte[] owned(long token) {
-        if (token < 0 || token > 9_999_999_999_999_999L) {
-            return bytes("-");
-        }
-        byte[] owned = new byte[Scripts.TOKEN_AT + Scripts.TOKEN_DIGITS];
-        owned[0] = IN_PROGRESS;
-        long rest = token;
-        for (int i = owned.length - 1; i >= Scripts.TOKEN_AT; i--) {
-            owned[i] = (byte) ('0' + rest % 10);
-            rest /= 10;
-        }
-        return owned;
     }
 
     /** A text and its encoding as a script argument, immutable so a cache of one can be read without locking. */
@@ -668,9 +533,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             List<Object> replies = run(operation, key, script, keys, alone);
             return replies.get(0);
         }
-        connection(operation, key); // connects, if need be, on the caller's thread: the batcher never does
+        connection.get(operation, key); // connects, if need be, on the caller's thread: the batcher never does
         try {
-            return await(operation, key, batcher.submit(new ScriptBatcher.Item(keys, args)));
+            return connection.await(operation, key, batcher.submit(new ScriptBatcher.Item(keys, args)));
         } catch (IdempotencyStoreException e) {
             if (e.getCause() instanceof TimeoutException) {
                 batcher.expireIfStuck(); // the call this item queued behind may never be answered
@@ -681,9 +546,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** Runs {@code script} on {@code keys} (the key's Redis keys), its reply read as the script's output type. */
     private <T> T run(String operation, String key, Scripts.Script script, byte[][] keys, byte[]... args) {
-        ScriptConnection c = connection(operation, key);
+        ScriptConnection c = connection.get(operation, key);
         try {
-            return await(operation, key, c.<T>evalsha(script.sha(), script.output(), keys, args));
+            return connection.await(operation, key, c.<T>evalsha(script.sha(), script.output(), keys, args));
         } catch (IdempotencyStoreException e) {
             if (!(e.getCause() instanceof RedisNoScriptException)) {
                 throw e;
@@ -692,133 +557,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         // The server does not know the script (first use, a restart, SCRIPT FLUSH): load it and run it again. A
         // NOSCRIPT reply means the script did not run, so running it now is its only run. On a Cluster the script is
         // loaded on the master that answered, the one owning the keys' slot.
-        await(operation, key, c.scriptLoad(keys[0], script.source()));
-        return await(operation, key, c.<T>evalsha(script.sha(), script.output(), keys, args));
-    }
-
-    private <T> T await(String operation, String key, CompletableFuture<T> future) {
-        try {
-            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            future.cancel(true);
-            Thread.currentThread().interrupt();
-            throw failure(operation, key, "interrupted", e);
-        } catch (TimeoutException e) {
-            future.cancel(true);
-            throw failure(operation, key, "no answer within " + timeout, e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            dropUnlessTheServerAnswered(cause);
-            throw failure(operation, key, cause.getMessage(), cause);
-        } catch (RuntimeException e) {
-            dropUnlessTheServerAnswered(e);
-            throw failure(operation, key, e.getMessage(), e);
-        }
-    }
-
-    private ScriptConnection connection() {
-        return connection("connect", "");
+        connection.await(operation, key, c.scriptLoad(keys[0], script.source()));
+        return connection.await(operation, key, c.<T>evalsha(script.sha(), script.output(), keys, args));
     }
 
     private ScriptBatcher batcher(Scripts.Script script) {
-        return new ScriptBatcher(script, this::openConnection, this::offset, timeout.toMillis());
-    }
-
-    /** The connection if one is open, else null; never connects (the batcher calls it on Lettuce's event loop). */
-    @Nullable
-    private ScriptConnection openConnection() {
-        ScriptConnection c = connection;
-        return c != null && c.isOpen() && !closed ? c : null;
-    }
-
-    private ScriptConnection connection(String operation, String key) {
-        ScriptConnection c = connection;
-        if (c != null && c.isOpen() && !closed) {
-            return c;
-        }
-        synchronized (connecting) {
-            if (closed) {
-                throw new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key)
-                        + " refused: the store is closed");
-            }
-            c = connection;
-            if (c != null && c.isOpen()) {
-                return c;
-            }
-            if (c != null) {
-                c.closeAsync();
-            }
-            // Callers that queued behind a failed attempt fail at once instead of each waiting its own timeout, so
-            // an unreachable server costs a caller at most about one timeout, however many there are.
-            circuit.admit(operation, key);
-            try {
-                c = connector.connect();
-            } catch (RuntimeException e) {
-                connection = null;
-                IdempotencyStoreException failed = failure(operation, key, "cannot connect to " + where + ": "
-                        + e.getMessage(), e);
-                if (answered(e)) { // the server refused us (a password, a database index): not an outage
-                    throw failed;
-                }
-                circuit.open(e);
-                throw new IdempotencyStoreUnreachableException(failed.getMessage(), e);
-            }
-            connection = c;
-            return c;
-        }
-    }
-
-    /** The circuit's probe: a connection, opened off the callers' threads and kept for them. */
-    private void reconnect() {
-        ScriptConnection c = connector.connect();
-        synchronized (connecting) {
-            ScriptConnection current = connection;
-            if (closed || current != null && current.isOpen()) {
-                c.closeAsync();
-            } else {
-                connection = c;
-            }
-        }
-    }
-
-    /** Whether the server itself answered {@code failure} (an error reply), so it was reached. */
-    private static boolean answered(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof RedisCommandExecutionException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Drops the connection after a failure that was not the server's own answer (an error reply such as NOSCRIPT
-     * proves the connection works), so the next call opens a new one. The connection's {@code isOpen()} cannot
-     * decide this: with auto-reconnect off, a connection the server dropped can stay "open" while Lettuce rejects
-     * every command on it ("Currently not connected").
-     */
-    private void dropUnlessTheServerAnswered(Throwable failure) {
-        if (failure instanceof RedisCommandExecutionException) {
-            return;
-        }
-        ScriptConnection c = connection;
-        if (c != null) {
-            synchronized (connecting) {
-                if (connection == c) {
-                    connection = null;
-                    c.closeAsync();
-                }
-            }
-        }
-    }
-
-    private IdempotencyStoreException failure(String operation, String key, @Nullable String why, Throwable cause) {
-        if (closed) {
-            return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key)
-                    + " refused: the store is closed", cause);
-        }
-        return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
-                + where + ": " + why, cause);
+        return new ScriptBatcher(script, connection::ifOpen, this::offset, timeout.toMillis());
     }
 
     /**
@@ -826,8 +570,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * that is not this store's under its keys. Only its caller fails; the call's other items were applied alone.
      */
     private IdempotencyStoreException notApplied(String operation, String key, List<?> reply) {
-        return new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
-                + where + ": Redis key " + text(reply.get(1)));
+        return new IdempotencyStoreException("redis store: " + operation + " of " + KeyScopes.describe(key)
+                + " failed on " + where + ": Redis key " + text(reply.get(1)));
     }
 
     private static boolean applied(Long reply) {
@@ -847,70 +591,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
         byte[] raw = (byte[]) reply.get(index);
         try {
-            return parse(raw);
+            return RecordFormat.parse(raw);
         } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("redis store: " + operation + " of " + scopeOf(key) + " failed on "
-                    + where + ": Redis key " + new String(redisKey, StandardCharsets.UTF_8) + " holds a value of "
-                    + raw.length + " bytes that is not a record of this store's format", e);
+            throw new IdempotencyStoreException("redis store: " + operation + " of " + KeyScopes.describe(key)
+                    + " failed on " + where + ": Redis key " + new String(redisKey, StandardCharsets.UTF_8)
+                    + " holds a value of " + raw.length + " bytes that is not a record of this store's format", e);
         }
-    }
-
-    /**
-     * The record stored as {@code raw} (the layout of {@link Scripts}).
-     *
-     * @throws IdempotencyStoreException when {@code raw} is not such a record (another program's value under the
-     *                                   store's key name, say)
-     */
-    static IdempotencyRecord record(byte[] raw) {
-        try {
-            return parse(raw);
-        } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("redis store: a value of " + raw.length + " bytes under a record's"
-                    + " name is not a record of this store's format", e);
-        }
-    }
-
-    private static IdempotencyRecord parse(byte[] raw) {
-        int at = Scripts.HEADER;
-        int[] lengths = new int[3]; // of the key, the payload hash and the owner, each ended by ':'
-        for (int field = 0; field < lengths.length; field++) {
-            while (raw[at] != ':') {
-                lengths[field] = lengths[field] * 10 + raw[at++] - '0';
-            }
-            at++;
-        }
-        String key = new String(raw, at, lengths[0], StandardCharsets.UTF_8);
-        at += lengths[0];
-        String payloadHash = new String(raw, at, lengths[1], StandardCharsets.UTF_8);
-        at += lengths[1];
-        String owner = new String(raw, at, lengths[2], StandardCharsets.UTF_8);
-        at += lengths[2];
-        RecordState state = switch (raw[0]) {
-            case IN_PROGRESS -> RecordState.IN_PROGRESS;
-            case 'C' -> RecordState.COMPLETED;
-            case 'F' -> RecordState.FAILED;
-            default -> throw new IllegalArgumentException("no state " + (char) raw[0]);
-        };
-        boolean finished = state != RecordState.IN_PROGRESS;
-        return new IdempotencyRecord(key, state, payloadHash, owner,
-                digits(raw, Scripts.TOKEN_AT, Scripts.TOKEN_DIGITS), time(raw, Scripts.STARTED_AT),
-                time(raw, Scripts.LEASE_UNTIL_AT), finished ? time(raw, Scripts.COMPLETED_AT) : null,
-                finished ? time(raw, Scripts.EXPIRES_AT) : null,
-                finished ? Arrays.copyOfRange(raw, at, raw.length) : null);
-    }
-
-    /** The time in the header of {@code raw} at {@code from}. */
-    private static Instant time(byte[] raw, int from) {
-        return Instant.ofEpochMilli(digits(raw, from, Scripts.TIME_DIGITS));
-    }
-
-    /** The decimal number in {@code length} bytes of {@code raw} from {@code from}. */
-    private static long digits(byte[] raw, int from, int length) {
-        long n = 0;
-        for (int i = from; i < from + length; i++) {
-            n = n * 10 + raw[i] - '0';
-        }
-        return n;
     }
 
     private static String text(Object field) {
@@ -923,18 +609,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private static byte[] number(long n) {
         return bytes(Long.toString(n));
-    }
-
-    /** The key's namespace and scope ({@code idem:{namespace}:{scope}:{hash}}), never the hash of the arguments. */
-    static String scopeOf(String key) {
-        if (key.isEmpty()) {
-            return "the store";
-        }
-        String[] parts = key.split(":", 4);
-        if (parts.length == 4 && parts[0].equals("idem")) {
-            return "scope " + parts[1] + ":" + parts[2];
-        }
-        return "a key outside any scope";
     }
 
     static String redactText(String uri) {

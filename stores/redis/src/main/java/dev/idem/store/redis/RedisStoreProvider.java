@@ -1,27 +1,25 @@
 package dev.idem.store.redis;
 
 import dev.idem.IdempotencyConfigurationException;
+import dev.idem.store.DurationGrammar;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.IdempotencyStoreProvider;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Makes the Redis store known as {@code redis}. Keys: {@code idem.redis.uri} (required: {@code redis://},
  * {@code rediss://} for TLS, an ACL user and password in the URI, or {@code redis-sentinel://}),
  * {@code idem.redis.cluster} [false], true when the URI names seed nodes of a Redis Cluster
- * ({@code redis://host1:port1,host2:port2}), {@code idem.redis.timeout} [2s], the longest a command may take
- * ({@code 500ms}, {@code 2s}, {@code 1m} or ISO-8601 such as {@code PT2S}), and {@code idem.redis.prefix} [idem], the
- * prefix of every Redis key and channel of the store ({@link RedisIdempotencyStore.Builder#prefix(String)}: letters,
- * digits and {@code . _ / -} (no {@code :}), at most {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH}). The engine's
- * clock is not used: time is the server's.
+ * ({@code redis://host1:port1,host2:port2}), {@code idem.redis.timeout} [2s], the longest a command may take (a
+ * duration of {@link DurationGrammar}: {@code 500ms}, {@code 2s}, {@code 1m}, ISO-8601 such as {@code PT2S}), and
+ * {@code idem.redis.prefix} [idem], the prefix of every Redis key and channel of the store
+ * ({@link RedisIdempotencyStore.Builder#prefix(String)}: letters, digits and {@code . _ / -} (no {@code :}), at most
+ * {@value RedisIdempotencyStore#MAX_PREFIX_LENGTH}). The engine's clock is not used: time is the server's.
  */
 public final class RedisStoreProvider implements IdempotencyStoreProvider {
     static final String URI = "uri";
@@ -29,7 +27,6 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
     static final String CLUSTER = "cluster";
     static final String PREFIX = "prefix";
     private static final Set<String> KEYS = Set.of(URI, TIMEOUT, CLUSTER, PREFIX);
-    private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m)");
 
     /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
     public RedisStoreProvider() {
@@ -61,7 +58,7 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
         }
         String timeout = properties.get(TIMEOUT);
         if (timeout != null) {
-            builder.timeout(duration(timeout));
+            builder.timeout(duration(TIMEOUT, timeout));
         }
         String prefix = properties.get(PREFIX);
         if (prefix != null) {
@@ -78,23 +75,17 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
         return t.equals("true");
     }
 
-    /** A duration such as {@code 500ms}, {@code 2s}, {@code 1m} or ISO-8601 {@code PT2S}. */
-    static Duration duration(String text) {
-        String t = text.trim().toLowerCase(Locale.ROOT);
-        Matcher m = SHORT_DURATION.matcher(t);
+    /**
+     * The duration property {@code key} is set to, in the project's one grammar ({@link DurationGrammar}).
+     *
+     * @throws IdempotencyConfigurationException naming the property, the text and the accepted forms
+     */
+    static Duration duration(String key, String text) {
         try {
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                return switch (m.group(2)) {
-                    case "ms" -> Duration.ofMillis(n);
-                    case "s" -> Duration.ofSeconds(n);
-                    default -> Duration.ofMinutes(n);
-                };
-            }
-            return Duration.parse(text.trim());
-        } catch (DateTimeParseException | NumberFormatException | ArithmeticException e) {
-            throw new IdempotencyConfigurationException("idem.redis.timeout = \"" + text + "\" is not a duration:"
-                    + " write 500ms, 2s, 1m or PT2S", e);
+            return DurationGrammar.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IdempotencyConfigurationException("idem.redis." + key + " = \"" + text + "\": "
+                    + e.getMessage(), e);
         }
     }
 }

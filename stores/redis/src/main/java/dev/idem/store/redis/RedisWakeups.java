@@ -1,6 +1,7 @@
 package dev.idem.store.redis;
 
 import dev.idem.IdempotencyStoreException;
+import dev.idem.store.KeyScopes;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.KeyWatchers;
 import dev.idem.store.StoreCircuit;
@@ -72,7 +73,7 @@ final class RedisWakeups implements AutoCloseable {
     @Nullable
     private volatile StatefulRedisPubSubConnection<byte[], byte[]> connection;
     /** Refuses to connect at once while the server is unreachable, and reconnects in the background. */
-    private final StoreCircuit circuit = new StoreCircuit("redis store", RedisIdempotencyStore::scopeOf,
+    private final StoreCircuit circuit = new StoreCircuit("redis store", KeyScopes::describe,
             this::reconnect);
     private volatile boolean unsupported;
     private volatile boolean closed;
@@ -108,7 +109,7 @@ final class RedisWakeups implements AutoCloseable {
      */
     Optional<KeyWatch> watch(String key) {
         if (closed) {
-            throw new IdempotencyStoreException("redis store: watch of " + RedisIdempotencyStore.scopeOf(key)
+            throw new IdempotencyStoreException("redis store: watch of " + KeyScopes.describe(key)
                     + " refused: the store is closed");
         }
         if (unsupported) {
@@ -272,7 +273,7 @@ final class RedisWakeups implements AutoCloseable {
     }
 
     private IdempotencyStoreException failure(String key, @Nullable String why, Throwable cause) {
-        return new IdempotencyStoreException("redis store: watch of " + RedisIdempotencyStore.scopeOf(key)
+        return new IdempotencyStoreException("redis store: watch of " + KeyScopes.describe(key)
                 + " failed on " + where + ": " + why, cause);
     }
 

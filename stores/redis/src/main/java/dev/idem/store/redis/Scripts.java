@@ -33,7 +33,7 @@ import java.util.HexFormat;
  * then {@code + 0} to make a number) and rewrites the record by concatenation, where MessagePack ({@code cmsgpack},
  * the earlier format) cost about 25,000 of the server's instructions per fresh call to encode and decode. It never
  * looks at the variable fields: the client builds them ({@code ARGV}), and scripts return the record as the one
- * string it is, which the client parses ({@link RedisIdempotencyStore#record(byte[])}). An owner check is one plain
+ * string it is, which the client parses ({@link RecordFormat#record(byte[])}). An owner check is one plain
  * {@code string.find} (completion) or comparison (renew, release) of the first 17 bytes, state and token, with one
  * argument the client formats: {@code I} and the 16-digit token. One string rather than a hash of fields also because
  * one {@code GET} reads it and one {@code SET ... PX} writes it with its TTL, and it takes less memory.

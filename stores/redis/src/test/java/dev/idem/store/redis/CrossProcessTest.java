@@ -212,7 +212,7 @@ class CrossProcessTest {
             // The record holds its key among its fields (Scripts): the store's own parser reads it.
             String key;
             try (StatefulRedisConnection<byte[], byte[]> raw = adminClient.connect(ByteArrayCodec.INSTANCE)) {
-                key = RedisIdempotencyStore.record(raw.sync().get(redisKey.getBytes(StandardCharsets.UTF_8))).key();
+                key = RecordFormat.record(raw.sync().get(redisKey.getBytes(StandardCharsets.UTF_8))).key();
             }
             IdempotencyRecord record = key == null || !key.contains(":" + scope + ":") ? null
                     : store.get(key).orElse(null);

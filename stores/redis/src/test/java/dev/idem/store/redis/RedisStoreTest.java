@@ -264,10 +264,10 @@ class RedisStoreTest {
 
     @Test
     void timeoutsAreReadInShortAndIsoForms() {
-        assertEquals(Duration.ofMillis(500), RedisStoreProvider.duration("500ms"));
-        assertEquals(Duration.ofSeconds(2), RedisStoreProvider.duration(" 2s "));
-        assertEquals(Duration.ofMinutes(1), RedisStoreProvider.duration("1m"));
-        assertEquals(Duration.ofSeconds(3), RedisStoreProvider.duration("PT3S"));
+        assertEquals(Duration.ofMillis(500), RedisStoreProvider.duration(RedisStoreProvider.TIMEOUT, "500ms"));
+        assertEquals(Duration.ofSeconds(2), RedisStoreProvider.duration(RedisStoreProvider.TIMEOUT, " 2s "));
+        assertEquals(Duration.ofMinutes(1), RedisStoreProvider.duration(RedisStoreProvider.TIMEOUT, "1m"));
+        assertEquals(Duration.ofSeconds(3), RedisStoreProvider.duration(RedisStoreProvider.TIMEOUT, "PT3S"));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.idem.core.internal.plan;
+package dev.idem.store;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,8 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The durations of {@code @Idempotent} (README, "Durations are 250ms, 10s, 5m, 1h, 1d or ISO-8601"). */
-class DurationParserTest {
+/** The one duration grammar (README, "Durations are 250ms, 10s, 5m, 1h, 1d or ISO-8601"). */
+class DurationGrammarTest {
 
     @ParameterizedTest
     @CsvSource({
@@ -30,30 +30,37 @@ class DurationParserTest {
         "999999999999999ms, 999999999999999",
     })
     void theShortFormsAreMillisSecondsMinutesHoursAndDays(String text, long millis) {
-        assertEquals(Duration.ofMillis(millis), DurationParser.parse(text));
+        assertEquals(Duration.ofMillis(millis), DurationGrammar.parse(text));
     }
 
     @ParameterizedTest
     @CsvSource({"PT5M, PT5M", "pt5m, PT5M", "P1DT2H, PT26H", "PT0.25S, PT0.25S", "PT0S, PT0S", "' PT1H ', PT1H"})
     void isoFormsAreAcceptedInEitherCase(String text, String expected) {
-        assertEquals(Duration.parse(expected), DurationParser.parse(text));
+        assertEquals(Duration.parse(expected), DurationGrammar.parse(text));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"", " ", "s", "ms", "1", "1.5s", "1 s", "1sec", "1S", "1M", "+5s", "-5s", "1w", "1y",
         "1000000000000000ms", "P", "PT", "PT-1S", "P-1D", "-PT5M", "5mss", "T5M", "Q5M"})
     void anythingElseIsRefusedWithTheAcceptedFormsInTheMessage(String text) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DurationParser.parse(text));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DurationGrammar.parse(text));
         assertEquals("\"" + text + "\" is not a duration; write 250ms, 10s, 5m, 1h, 1d or ISO-8601 such as PT5M",
                 e.getMessage());
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"999999999999999d", "PT2562047788016H", "106751991168d"})
+    void aDurationBeyondLongMillisecondsIsRefusedAsTooLong(String text) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DurationGrammar.parse(text));
+        assertTrue(e.getMessage().startsWith("\"" + text + "\" is too long a duration"), e.getMessage());
+    }
+
     @Test
     void aNegativeIsoDurationIsRefusedButZeroIsNot() {
-        assertEquals(Duration.ZERO, DurationParser.parse("PT0S"));
-        assertEquals(Duration.ZERO, DurationParser.parse("0s"));
+        assertEquals(Duration.ZERO, DurationGrammar.parse("PT0S"));
+        assertEquals(Duration.ZERO, DurationGrammar.parse("0s"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> DurationParser.parse("PT-0.001S"));
+                () -> DurationGrammar.parse("PT-0.001S"));
         assertTrue(e.getMessage().startsWith("\"PT-0.001S\""), e.getMessage());
     }
 }
