@@ -102,6 +102,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     public static final long DEFAULT_BYTES_PER_RECORD = 1_024;
     /** The heap of one record beyond its key, payload hash and result, as the store estimates it. */
     static final int RECORD_OVERHEAD_BYTES = MemoryRecord.OVERHEAD_BYTES;
+
     private final Clock clock;
     private final long maximumSize;
     private final long maximumBytes;
