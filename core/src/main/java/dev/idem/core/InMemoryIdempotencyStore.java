@@ -1,7 +1,11 @@
 package dev.idem.core;
 
 import dev.idem.IdempotencyStoreException;
-import dev.idem.core.internal.call.EvictionTally;
+import dev.idem.core.internal.memory.EvictionReports;
+import dev.idem.core.internal.memory.HeldRecords;
+import dev.idem.core.internal.memory.Housekeeping;
+import dev.idem.core.internal.memory.MemoryRecord;
+import dev.idem.core.internal.memory.SweepQueues;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
@@ -13,22 +17,18 @@ import dev.idem.store.RecordState;
 import dev.idem.store.TtlJitter;
 import jakarta.annotation.Nonnull;
 
-import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+
+import static dev.idem.core.internal.memory.SaturatedMillis.ceilMillis;
+import static dev.idem.core.internal.memory.SaturatedMillis.plus;
 
 /**
  * The embedded default store ({@code idem.store=memory}): records in this JVM's memory, in a concurrent hash map,
@@ -56,15 +56,24 @@ import java.util.function.Function;
  *
  * <p>The store holds at most {@link #maximumSize()} records and, by its estimate, {@link #maximumBytes()} bytes of
  * them (the estimate counts the key, the payload hash, the stored result and a fixed overhead per record measured
- * on a 64-bit JVM with compressed references; see the README). When a write takes the store past either bound,
+ * on a 64-bit JVM with compressed references; see the README). Its parts are in {@code dev.idem.core.internal.memory}:
+ * the records ({@code MemoryRecord}, {@code HeldRecords}), the sweep queues, the housekeeping after each write, and
+ * the eviction reports. When a write takes the store past either bound,
  * the writer evicts finished records until the store is one percent below that bound, so that evictions come in
  * batches rather than one per write. It evicts in sweep order, completion plus ttl earliest first, taking from the
  * queue whose head comes first: for records of one ttl that is oldest first, so a duplicate is caught as long as its
- * record is among the newest {@code maximumSize}, a horizon an operator can compute from the rate of new keys. (A
- * cache's frequency-based size policy would keep frequently used entries instead; under a flood of new keys it
- * evicts many of the newest records while keeping old ones, the wrong trade for retries, which come soon after the
- * first call.) The order is exact between records of up to 64 distinct ttls; records of further
- * ttls share the queue of the nearest ttl, and are ordered by completion within it.
+ * record is among the newest {@code maximumSize}, a horizon an operator can compute from the rate of new keys. The
+ * order is exact between records of up to 64 distinct ttls; records of further ttls share the queue of the nearest
+ * ttl, and are ordered by completion within it.
+ *
+ * <p>Why not Caffeine, which bounds the engine's local results: its size policy (W-TinyLFU) admits a new entry only
+ * when it is used more often than the entry it would evict, so under a flood of new keys after keys that were read
+ * a few times it evicts the newest records within moments of their completion while keeping the old ones
+ * ({@code InMemoryEvictionOrderTest} shows both, against Caffeine and against this store). For local results that
+ * is right: what is replayed again and again stays, and a miss costs a store round trip. For the store it is the
+ * wrong trade: a retry comes soon after its first call and is always a key read once, and a miss here runs the
+ * method again. Caffeine's variable expiry and zero weights could pin in-progress records and expire finished ones,
+ * but not give the eviction order a duplicate needs, so the store keeps its own queues.
  *
  * <p>An {@link RecordState#IN_PROGRESS IN_PROGRESS} record is never evicted by the bound: its lease may be renewed
  * at any moment, and evicting it would let a duplicate run beside the execution. An abandoned claim leaves by the
@@ -92,194 +101,19 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      * bytes.
      */
     public static final long DEFAULT_BYTES_PER_RECORD = 1_024;
-    /**
-     * The heap of one record beyond the characters of its key and payload hash and the bytes of its result: the
-     * store's entry, the hash table's node and slot, the two strings and the headers of their arrays and of the
-     * result. Measured by {@code benchmarks/MemoryPerRecord} on JDK 17 with compressed references: 469 bytes for a
-     * 58-character key, a 64-character hash and a 100-byte result, 1,369 with a 1,000-byte result (see the README).
-     * An estimate: keys with characters beyond Latin-1 take more.
-     */
-    static final int RECORD_OVERHEAD_BYTES = 248;
-
-    private static final System.Logger LOG = System.getLogger(InMemoryIdempotencyStore.class.getName());
-    private static final long IN_PROGRESS_GRACE_MILLIS = Duration.ofMinutes(10).toMillis();
-    /** Distinct ttls that get a sweep queue of their own; see the class comment. */
-    private static final int MAX_QUEUES = 64;
-    /**
-     * The latest sweep time a record gets: {@link Long#MAX_VALUE} marks an empty queue's head, and a record of a ttl
-     * near that (kept for ever) must still be found at a queue's head to be evicted by the bound.
-     */
-    private static final long LAST_SWEEP = Long.MAX_VALUE - 1;
-
-    /**
-     * One record, from its claim to its end. The claim's fields are final; the lease changes by renewal, and the
-     * outcome is written once, under the entry's lock, before {@link #state} publishes it. {@link #removed} and every
-     * change of the key's mapping away from this entry happen under the same lock, so an entry is the key's mapping
-     * exactly while it is not removed.
-     */
-    private static final class Entry {
-        final String key;
-        final String payloadHash;
-        final String owner;
-        final long token;
-        final long startedAt;
-        final long supersedeAt; // startedAt + window; Long.MAX_VALUE without a window
-        volatile long leaseUntil;
-        volatile RecordState state = RecordState.IN_PROGRESS;
-        byte[] result; // the outcome's fields: written before state, read after it
-        long completedAt;
-        long expiresAt;
-        long sweepAt;
-        boolean removed; // guarded by this
-        Entry next; // the next in its sweep queue, guarded by the queue
-
-        Entry(String key, String payloadHash, String owner, long token, long startedAt, long leaseUntil,
-              long supersedeAt) {
-            this.key = key;
-            this.payloadHash = payloadHash;
-            this.owner = owner;
-            this.token = token;
-            this.startedAt = startedAt;
-            this.leaseUntil = leaseUntil;
-            this.supersedeAt = supersedeAt;
-        }
-
-        boolean isExpiredAt(long now) {
-            return state != RecordState.IN_PROGRESS && now >= expiresAt;
-        }
-
-        /** {@link IdempotencyRecord#isClaimableAt}, on this entry's millisecond stamps. */
-        boolean isClaimableAt(long now, long windowMillis) {
-            RecordState s = state;
-            if (s == RecordState.IN_PROGRESS) {
-                return now >= leaseUntil;
-            }
-            return now >= expiresAt || windowMillis > 0 && now >= plus(startedAt, windowMillis);
-        }
-
-        /** Whether this is the claim {@code token}, still in progress: the fence every write after a claim passes. */
-        boolean isCurrentClaim(long fencingToken) {
-            return token == fencingToken && state == RecordState.IN_PROGRESS;
-        }
-
-        /** The record as the SPI shows it, built only for a reader: the hot paths never need it. */
-        IdempotencyRecord record() {
-            RecordState s = state;
-            Instant started = Instant.ofEpochMilli(startedAt);
-            Instant lease = Instant.ofEpochMilli(leaseUntil);
-            return s == RecordState.IN_PROGRESS
-                    ? IdempotencyRecord.inProgress(key, payloadHash, owner, token, started, lease)
-                    : new IdempotencyRecord(key, s, payloadHash, owner, token, started, lease,
-                    Instant.ofEpochMilli(completedAt), Instant.ofEpochMilli(expiresAt), result);
-        }
-
-        /**
-         * The estimated heap of this record (see {@link #RECORD_OVERHEAD_BYTES}). Called holding the entry's lock
-         * or on an entry no write can finish any more (new, or removed), so {@link #result} is null exactly while
-         * the record is in progress.
-         */
-        long estimatedBytes() {
-            return estimate(key, payloadHash, result);
-        }
-    }
-
-    /**
-     * The finished records of one ttl, in order of completion, which for one ttl is the order of their sweep times.
-     * A record removed by other means (deleted, superseded) stays linked until it reaches the head, or until the
-     * queues are compacted; it is skipped there.
-     */
-    private static final class SweepQueue {
-        final long ttlMillis;
-        private Entry head; // guarded by this
-        private Entry tail; // guarded by this
-        /** The sweep time of the head, Long.MAX_VALUE when empty: read by every writer without the lock. */
-        volatile long headSweepAt = Long.MAX_VALUE;
-
-        SweepQueue(long ttlMillis) {
-            this.ttlMillis = ttlMillis;
-        }
-
-        synchronized void append(Entry e) {
-            if (tail == null) {
-                head = e;
-                headSweepAt = e.sweepAt;
-            } else {
-                tail.next = e;
-            }
-            tail = e;
-        }
-
-        /** Takes the head; null when empty. */
-        synchronized Entry poll() {
-            Entry e = head;
-            if (e != null) {
-                head = e.next;
-                e.next = null;
-                if (head == null) {
-                    tail = null;
-                }
-                headSweepAt = head == null ? Long.MAX_VALUE : head.sweepAt;
-            }
-            return e;
-        }
-
-        /** How many records are linked, removed ones not yet unlinked included. */
-        synchronized long linked() {
-            long n = 0;
-            for (Entry e = head; e != null; e = e.next) {
-                n++;
-            }
-            return n;
-        }
-
-        /** Unlinks every removed record; returns how many. */
-        synchronized int compact() {
-            int unlinked = 0;
-            Entry previous = null;
-            for (Entry e = head; e != null; ) {
-                Entry following = e.next;
-                if (isRemoved(e)) {
-                    if (previous == null) {
-                        head = following;
-                    } else {
-                        previous.next = following;
-                    }
-                    if (tail == e) {
-                        tail = previous;
-                    }
-                    e.next = null;
-                    unlinked++;
-                } else {
-                    previous = e;
-                }
-                e = following;
-            }
-            headSweepAt = head == null ? Long.MAX_VALUE : head.sweepAt;
-            return unlinked;
-        }
-
-        private static boolean isRemoved(Entry e) {
-            synchronized (e) {
-                return e.removed;
-            }
-        }
-    }
+    /** The heap of one record beyond its key, payload hash and result, as the store estimates it. */
+    static final int RECORD_OVERHEAD_BYTES = MemoryRecord.OVERHEAD_BYTES;
 
     private final Clock clock;
     private final long maximumSize;
     private final long maximumBytes;
-    private final ConcurrentHashMap<String, Entry> records = new ConcurrentHashMap<>();
-    /** The sweep queues, one per ttl seen (up to {@link #MAX_QUEUES}); replaced whole when one is added. */
-    private volatile SweepQueue[] queues = new SweepQueue[0];
+    private final HeldRecords held = new HeldRecords();
+    /** The map of {@link #held}: every claim and read goes to it. */
+    private final ConcurrentHashMap<String, MemoryRecord> records = held.byKey();
+    private final SweepQueues queues = new SweepQueues();
     private final AtomicLong tokens = new AtomicLong();
-    /** Estimated bytes of the records held: added when a record is stored or finished, subtracted when removed. */
-    private final LongAdder bytes = new LongAdder();
-    /** Finished records removed from the map but still linked in a sweep queue; compacted away past a bound. */
-    private final LongAdder unlinkedRemoved = new LongAdder();
-    /** When the next scan for abandoned claims is due (the store's millis). */
-    private volatile long nextAbandonedScan;
-    private final AtomicBoolean sweeping = new AtomicBoolean();
-    private final CopyOnWriteArrayList<IdempotencyListener> evictionListeners = new CopyOnWriteArrayList<>();
+    private final EvictionReports evictionReports = new EvictionReports(KeyScopes::scope);
+    private final Housekeeping housekeeping;
     private final KeyWatchers watchers = new KeyWatchers();
     private volatile boolean closed;
 
@@ -302,7 +136,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.maximumSize = maximumSize;
         this.maximumBytes = maximumBytes;
-        this.nextAbandonedScan = plus(clock.millis(), IN_PROGRESS_GRACE_MILLIS);
+        this.housekeeping = new Housekeeping(held, queues, evictionReports, maximumSize, maximumBytes, clock.millis());
     }
 
     /**
@@ -332,12 +166,12 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     /** {@return about how many records the store holds now, expired ones not yet swept included} */
     public long estimatedSize() {
-        return records.mappingCount();
+        return held.size();
     }
 
     /** {@return the store's estimate of the heap its records take now} */
     public long estimatedBytes() {
-        return bytes.sum();
+        return held.bytes();
     }
 
     /**
@@ -350,7 +184,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      * @param listener the listener
      */
     public void addEvictionListener(@Nonnull IdempotencyListener listener) {
-        evictionListeners.addIfAbsent(Objects.requireNonNull(listener, "listener"));
+        evictionReports.add(listener);
     }
 
     /**
@@ -359,7 +193,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      * @param listener a listener given to {@link #addEvictionListener}
      */
     public void removeEvictionListener(@Nonnull IdempotencyListener listener) {
-        evictionListeners.remove(listener);
+        evictionReports.remove(listener);
     }
 
     @Override
@@ -374,12 +208,12 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         // slot, so no other claim of the key can come between the draw and the insert: a token drawn before would
         // be older than one a claim that released or deleted the key meanwhile was given.
         Fresh fresh = new Fresh(request, now, plus(now, leaseMillis), supersedeAt(now, windowMillis));
-        long freshBytes = estimate(key, request.payloadHash(), null);
-        bytes.add(freshBytes); // counted before it can be seen, so a removal never subtracts it first
+        long freshBytes = MemoryRecord.estimate(key, request.payloadHash(), null);
+        held.addBytes(freshBytes); // counted before it can be seen, so a removal never subtracts it first
         while (true) {
-            Entry existing = records.computeIfAbsent(key, fresh);
+            MemoryRecord existing = records.computeIfAbsent(key, fresh);
             if (existing == fresh.made) {
-                afterWrite(now);
+                housekeeping.afterWrite(now);
                 return new ClaimOutcome.Acquired(existing.token, null);
             }
             ClaimOutcome outcome;
@@ -388,22 +222,23 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                     continue; // removed meanwhile: the key may be absent now
                 }
                 if (!existing.isClaimableAt(now, windowMillis)) { // an expired record is claimable
-                    bytes.add(-freshBytes);
+                    held.addBytes(-freshBytes);
                     return new ClaimOutcome.Existing(existing.record(), Instant.ofEpochMilli(now));
                 }
                 boolean expired = existing.isExpiredAt(now);
                 IdempotencyRecord live = expired ? null : existing.record();
                 long startedAt = live != null && live.state() == RecordState.IN_PROGRESS
                         ? existing.startedAt : now; // a takeover continues the execution's window
-                Entry claim = new Entry(key, request.payloadHash(), request.owner(), tokens.incrementAndGet(),
-                        startedAt, plus(now, leaseMillis), supersedeAt(startedAt, windowMillis));
+                MemoryRecord claim = new MemoryRecord(key, request.payloadHash(), request.owner(),
+                        tokens.incrementAndGet(), startedAt, plus(now, leaseMillis),
+                        supersedeAt(startedAt, windowMillis));
                 // Succeeds: the entry is mapped while it is not removed. The claim's bytes are those counted for
                 // the fresh entry it stands in for (the same key and hash, no result).
                 records.replace(key, existing, claim);
-                detach(existing);
+                held.detach(existing);
                 outcome = new ClaimOutcome.Acquired(claim.token, live, live == null ? null : Instant.ofEpochMilli(now));
             }
-            afterWrite(now);
+            housekeeping.afterWrite(now);
             return outcome;
         }
     }
@@ -412,12 +247,12 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
      * The entry a claim of an absent key makes, with a token drawn as the map inserts it ({@link #made}: the entry
      * made, null while the key was held).
      */
-    private final class Fresh implements Function<String, Entry> {
+    private final class Fresh implements Function<String, MemoryRecord> {
         private final ClaimRequest request;
         private final long now;
         private final long leaseUntil;
         private final long supersedeAt;
-        Entry made;
+        MemoryRecord made;
 
         Fresh(ClaimRequest request, long now, long leaseUntil, long supersedeAt) {
             this.request = request;
@@ -427,9 +262,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
 
         @Override
-        public Entry apply(String key) {
-            made = new Entry(key, request.payloadHash(), request.owner(), tokens.incrementAndGet(), now, leaseUntil,
-                    supersedeAt);
+        public MemoryRecord apply(String key) {
+            made = new MemoryRecord(key, request.payloadHash(), request.owner(), tokens.incrementAndGet(), now,
+                    leaseUntil, supersedeAt);
             return made;
         }
     }
@@ -451,7 +286,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     private boolean finish(String key, long token, RecordState state, byte[] encoded, Duration ttl) {
         ensureOpen();
         byte[] copy = encoded.clone();
-        Entry e = records.get(key);
+        MemoryRecord e = records.get(key);
         if (e == null) {
             return false;
         }
@@ -466,20 +301,20 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             e.result = copy;
             e.completedAt = now;
             e.expiresAt = plus(now, plus(ttlMillis, jitter)); // a ttl near Long.MAX_VALUE ms is kept, not wrapped
-            e.sweepAt = Math.min(plus(now, plus(ttlMillis, jitterBound)), LAST_SWEEP);
+            e.sweepAt = Math.min(plus(now, plus(ttlMillis, jitterBound)), SweepQueues.LAST_SWEEP);
             e.state = state; // publishes the fields above
-            bytes.add(copy.length);
+            held.addBytes(copy.length);
         }
-        queueFor(ttlMillis).append(e);
+        queues.append(ttlMillis, e);
         watchers.signal(key);
-        afterWrite(now); // the result is what makes a record heavy
+        housekeeping.afterWrite(now); // the result is what makes a record heavy
         return true;
     }
 
     @Override
     public boolean release(String key, long fencingToken) {
         ensureOpen();
-        Entry e = records.get(key);
+        MemoryRecord e = records.get(key);
         if (e == null) {
             return false;
         }
@@ -488,7 +323,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 return false;
             }
             records.remove(key, e);
-            detach(e);
+            held.detach(e);
         }
         watchers.signal(key);
         return true;
@@ -497,7 +332,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean renew(String key, long fencingToken, Duration lease) {
         ensureOpen();
-        Entry e = records.get(key);
+        MemoryRecord e = records.get(key);
         if (e == null) {
             return false;
         }
@@ -514,19 +349,19 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<IdempotencyRecord> get(String key) {
         ensureOpen();
-        Entry e = records.get(key);
+        MemoryRecord e = records.get(key);
         return e == null || e.isExpiredAt(clock.millis()) ? Optional.empty() : Optional.of(e.record());
     }
 
     @Override
     public void delete(String key) {
         ensureOpen();
-        Entry e = records.get(key);
+        MemoryRecord e = records.get(key);
         if (e != null) {
             synchronized (e) {
                 if (!e.removed) {
                     records.remove(key, e);
-                    detach(e);
+                    held.detach(e);
                 }
             }
         }
@@ -550,81 +385,14 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /**
-     * Marks {@code e}, which the caller has just unmapped holding its lock, as removed, and uncounts it. A finished
-     * record removed other than through its sweep queue is still linked there: counted, so the queues are compacted
-     * before such records add up.
-     */
-    private void detach(Entry e) {
-        e.removed = true;
-        bytes.add(-e.estimatedBytes());
-        if (e.state != RecordState.IN_PROGRESS) {
-            unlinkedRemoved.increment();
-        }
-    }
-
     /** The estimated heap of one record (see {@link #RECORD_OVERHEAD_BYTES}); keys and hashes take a byte a char. */
     static long estimatedBytes(IdempotencyRecord r) {
-        return estimate(r.key(), r.payloadHash(), r.result());
-    }
-
-    private static long estimate(String key, String payloadHash, byte[] result) {
-        return RECORD_OVERHEAD_BYTES + key.length() + payloadHash.length() + (result == null ? 0 : result.length);
-    }
-
-    /**
-     * A duration in whole milliseconds, rounded up so that no lease, window or ttl is cut short; saturated at the
-     * ends of a long (a ttl of {@code ChronoUnit.FOREVER} is kept for ever rather than refused with an
-     * {@link ArithmeticException}).
-     */
-    private static long ceilMillis(Duration d) {
-        long millis;
-        try {
-            millis = d.toMillis();
-        } catch (ArithmeticException beyondLong) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        return d.getNano() % 1_000_000 == 0 ? millis : plus(millis, 1);
-    }
-
-    // ---------------------------------------------------------------- sweep queues
-
-    /** The queue of {@code ttlMillis}, made on its first use; past {@link #MAX_QUEUES}, that of the nearest ttl. */
-    private SweepQueue queueFor(long ttlMillis) {
-        for (SweepQueue q : queues) {
-            if (q.ttlMillis == ttlMillis) {
-                return q;
-            }
-        }
-        synchronized (this) {
-            SweepQueue[] current = queues;
-            SweepQueue nearest = null;
-            for (SweepQueue q : current) {
-                if (q.ttlMillis == ttlMillis) {
-                    return q;
-                }
-                if (nearest == null || Math.abs(q.ttlMillis - ttlMillis) < Math.abs(nearest.ttlMillis - ttlMillis)) {
-                    nearest = q;
-                }
-            }
-            if (current.length >= MAX_QUEUES) {
-                return nearest;
-            }
-            SweepQueue added = new SweepQueue(ttlMillis);
-            SweepQueue[] grown = Arrays.copyOf(current, current.length + 1);
-            grown[current.length] = added;
-            queues = grown;
-            return added;
-        }
+        return MemoryRecord.estimate(r.key(), r.payloadHash(), r.result());
     }
 
     /** Test hook: how many records the sweep queues link, removed ones not yet unlinked included. */
     long linkedInSweepQueues() {
-        long n = 0;
-        for (SweepQueue q : queues) {
-            n += q.linked();
-        }
-        return n;
+        return queues.linked();
     }
 
     /**
@@ -635,218 +403,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         return records.get(key);
     }
 
-    /** Test hook: how many sweep queues there are (one per ttl seen, at most {@link #MAX_QUEUES}). */
+    /** Test hook: how many sweep queues there are (one per ttl seen, at most 64). */
     int sweepQueueCount() {
-        return queues.length;
-    }
-
-    /** The queue whose head is due first, or null when every queue is empty. */
-    private SweepQueue firstDue() {
-        SweepQueue first = null;
-        for (SweepQueue q : queues) {
-            if (q.headSweepAt != Long.MAX_VALUE && (first == null || q.headSweepAt < first.headSweepAt)) {
-                first = q;
-            }
-        }
-        return first;
-    }
-
-    // ---------------------------------------------------------------- the bound
-
-    private boolean overBound() {
-        return records.mappingCount() > maximumSize || bytes.sum() > maximumBytes;
-    }
-
-    /** Whether more removed records are still linked in the sweep queues than the queues should carry. */
-    private boolean compactionDue() {
-        return unlinkedRemoved.sum() > Math.max(1_024, maximumSize / 2);
-    }
-
-    /** Whether a write has housekeeping to do: a record due for its sweep, a scan due, or a bound passed. */
-    private boolean housekeepingDue(long now) {
-        if (now >= nextAbandonedScan || compactionDue() || overBound()) {
-            return true;
-        }
-        for (SweepQueue q : queues) {
-            if (now >= q.headSweepAt) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * After a write: sweeps the records whose time has come and abandoned claims when a scan is due, then brings the
-     * store one percent below whichever bound it passed, evicting finished records nearest their sweep first. One
-     * writer does this at a time; the others go on (the bound is passed by at most one record per concurrent writer
-     * until that batch is done), so no write waits for another's housekeeping.
-     */
-    private void afterWrite(long now) {
-        if (!housekeepingDue(now) || !sweeping.compareAndSet(false, true)) {
-            return;
-        }
-        List<Entry> reported = null;
-        long sizeBefore = 0;
-        long bytesBefore = 0;
-        try {
-            sweepDue(now);
-            if (now >= nextAbandonedScan) {
-                sweepAbandoned(now);
-            }
-            if (compactionDue()) {
-                for (SweepQueue q : queues) {
-                    unlinkedRemoved.add(-q.compact());
-                }
-            }
-            if (overBound()) {
-                sizeBefore = records.mappingCount();
-                bytesBefore = bytes.sum();
-                reported = evict(now, sizeBefore, bytesBefore);
-            }
-        } finally {
-            sweeping.set(false);
-        }
-        if (reported != null && !reported.isEmpty() && !evictionListeners.isEmpty()) {
-            report(reported, now, sizeBefore, bytesBefore);
-        }
-    }
-
-    /** Removes the records whose sweep time has come, from the heads of the queues. */
-    private void sweepDue(long now) {
-        for (SweepQueue q : queues) {
-            while (now >= q.headSweepAt) {
-                Entry e = q.poll();
-                if (e != null) {
-                    removeFromQueue(e);
-                }
-            }
-        }
-    }
-
-    /** Removes claims whose lease passed more than the grace period ago: their owners are gone. */
-    private void sweepAbandoned(long now) {
-        nextAbandonedScan = plus(now, IN_PROGRESS_GRACE_MILLIS);
-        for (Entry e : records.values()) {
-            if (e.state == RecordState.IN_PROGRESS && now >= plus(e.leaseUntil, IN_PROGRESS_GRACE_MILLIS)) {
-                synchronized (e) {
-                    if (!e.removed && e.state == RecordState.IN_PROGRESS
-                            && now >= plus(e.leaseUntil, IN_PROGRESS_GRACE_MILLIS)) {
-                        records.remove(e.key, e);
-                        detach(e);
-                    }
-                }
-            }
-        }
-    }
-
-    /**
-     * Removes {@code e}, just taken from its queue, unless something else removed it already; returns whether this
-     * call removed it.
-     */
-    private boolean removeFromQueue(Entry e) {
-        synchronized (e) {
-            if (e.removed) {
-                unlinkedRemoved.decrement();
-                return false;
-            }
-            records.remove(e.key, e);
-            e.removed = true;
-            bytes.add(-e.estimatedBytes());
-            return true;
-        }
-    }
-
-    /** Evicts finished records, the one due for its sweep first, until one percent below the bound passed. */
-    private List<Entry> evict(long now, long size, long held) {
-        long excessRecords = size > maximumSize ? size - (maximumSize - maximumSize / 100) : 0;
-        long excessBytes = held > maximumBytes ? held - (maximumBytes - maximumBytes / 100) : 0;
-        List<Entry> reported = new ArrayList<>();
-        while (excessRecords > 0 || excessBytes > 0) {
-            SweepQueue q = firstDue();
-            Entry e = q == null ? null : q.poll();
-            if (e == null) {
-                break; // only records in progress are left: they are never evicted
-            }
-            if (removeFromQueue(e)) {
-                excessRecords--;
-                excessBytes -= e.estimatedBytes();
-                if (counts(e, now)) {
-                    reported.add(e);
-                }
-            }
-        }
-        return reported;
-    }
-
-    /** Whether an evicted finished record still counted: not expired, and within the window it was claimed with. */
-    private static boolean counts(Entry e, long now) {
-        return !e.isExpiredAt(now) && now < e.supersedeAt;
-    }
-
-    private void report(List<Entry> evicted, long now, long sizeBefore, long bytesBefore) {
-        String because = null;
-        StringBuilder b = null;
-        for (Entry e : evicted) {
-            IdempotencyEvent event = null;
-            for (IdempotencyListener listener : evictionListeners) {
-                try {
-                    if (listener instanceof EvictionTally tally && !tally.wantsEvent()) {
-                        tally.skipped(); // the engine counting, with no one to read this event
-                        continue;
-                    }
-                    if (event == null) {
-                        if (because == null) {
-                            // Under a flood every write evicts a record or so, each reported: the part every detail
-                            // shares is made once per batch, and each detail in one builder.
-                            String bound = sizeBefore > maximumSize
-                                    ? "the store held " + sizeBefore + " records, over idem.memory.maximumSize = "
-                                    + maximumSize
-                                    : "the store held about " + bytesBefore + " bytes in " + sizeBefore
-                                    + " records, over idem.memory.maximumBytes = " + maximumBytes;
-                            because = " before it would have expired) because " + bound
-                                    + "; a duplicate of this key may run again";
-                            b = new StringBuilder(64 + because.length());
-                        }
-                        event = evictedEvent(e, now, because, b);
-                    }
-                    listener.onEvent(event);
-                } catch (RuntimeException ex) {
-                    LOG.log(Level.WARNING, "eviction listener " + listener + " threw", ex);
-                }
-            }
-        }
-    }
-
-    private static IdempotencyEvent evictedEvent(Entry e, long now, String because, StringBuilder b) {
-        b.setLength(0);
-        b.append(e.state).append(" record evicted at age ");
-        appendSeconds(b, Math.floorDiv(now - e.startedAt, 1_000L));
-        b.append(" (");
-        appendSeconds(b, Math.floorDiv(e.expiresAt - now, 1_000L));
-        String detail = b.append(because).toString();
-        return new IdempotencyEvent(IdempotencyEventType.EVICTED, KeyScopes.scope(e.key), e.key, e.token, detail, null);
-    }
-
-    private static long plus(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
-    }
-
-    /** Appends {@code seconds} (0s if negative) as {@code 1d2h3m4s}, leaving out the parts that are zero. */
-    private static void appendSeconds(StringBuilder b, long seconds) {
-        long s = Math.max(0, seconds);
-        int start = b.length();
-        if (s >= 86_400) {
-            b.append(s / 86_400).append('d');
-        }
-        if (s % 86_400 >= 3_600) {
-            b.append(s % 86_400 / 3_600).append('h');
-        }
-        if (s % 3_600 >= 60) {
-            b.append(s % 3_600 / 60).append('m');
-        }
-        if (s % 60 > 0 || b.length() == start) {
-            b.append(s % 60).append('s');
-        }
+        return queues.count();
     }
 }

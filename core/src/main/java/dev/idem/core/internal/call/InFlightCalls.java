@@ -1,9 +1,9 @@
 package dev.idem.core.internal.call;
 
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.idem.core.internal.key.CallKey;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
@@ -13,8 +13,9 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p>The leader removes its entry once the outcome is published, whether the method returned or threw, and
  * whatever happened while its result was saved: a finished execution never leaves an entry behind for later
- * callers to join. A plain concurrent map is enough: entries live exactly as long as their execution, and the
- * leader, not a cache, decides when that ends.
+ * callers to join. The map is a Caffeine cache with no bound and no expiry, used through its map view: entries live
+ * exactly as long as their execution, and the leader, not a cache policy, decides when that ends (a policy that
+ * evicted a running execution would let a duplicate run beside it).
  */
 final class InFlightCalls {
 
@@ -58,11 +59,13 @@ final class InFlightCalls {
     }
 
     /**
-     * Presized far beyond the executions a JVM runs at once: the default table (16 bins, one or two cache lines)
-     * made every caller's register and finish write the same lines, bouncing them between the cores of callers that
-     * run at once; 2048 bins (8 KB, once per engine) spread concurrent keys over lines of their own.
+     * Presized far beyond the executions a JVM runs at once, so that callers that run at once write keys spread over
+     * cache lines of their own rather than the few lines of a small table.
      */
-    private final ConcurrentMap<CallKey, Execution> running = new ConcurrentHashMap<>(1024);
+    private final ConcurrentMap<CallKey, Execution> running = Caffeine.newBuilder()
+            .initialCapacity(1024)
+            .<CallKey, Execution>build()
+            .asMap();
 
     /** Registers {@code candidate} as the execution of {@code key}; returns the one already running, or null. */
     Execution register(CallKey key, Execution candidate) {

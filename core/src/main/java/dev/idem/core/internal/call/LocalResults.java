@@ -1,38 +1,37 @@
 package dev.idem.core.internal.call;
 
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Ticker;
 import dev.idem.core.internal.key.CallKey;
-import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.store.ClaimOutcome;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Completed results this engine has seen, so a replay costs a key derivation and one cache read, with no store
  * round trip and no decoding. Entries hold the decoded value: replayed results are shared instances, which is why
  * results should be immutable values.
  *
- * <p>Whether an entry still counts is decided from its timestamps at read time (expiry, window); the cache is
- * bounded by size, so stale entries that are never read again are evicted as newer ones arrive.
+ * <h2>A Caffeine cache</h2>
+ * Bounding and expiring entries is a solved problem, so it is left to Caffeine: a cache bounded to
+ * {@value #MAX_ENTRIES} entries (its size policy keeps the keys that are replayed again and again), whose entries
+ * expire one by one ({@link Expiry}). An entry's expiry is decided when it is put, from its own record: the first of
+ * the record's expiry and the end of the window it was claimed with, both on the engine's clock. From that instant
+ * on the cache no longer answers it, whether or not it has yet been removed; no lookup here checks a timestamp.
  *
- * <h2>Bounded by a clock of stripes</h2>
- * A lookup is one read of a {@link ConcurrentHashMap}. What bounds the map is a CLOCK ("second chance") of
- * {@value #MAX_ENTRIES} slots split into {@value #STRIPES} stripes by the key's hash, each with its own lock and hand:
- * a new entry takes the slot under its stripe's hand, evicting the entry there unless it was read since the hand last
- * passed (then it only loses that mark). Every entry of the map holds a slot, so the map never holds more than
- * {@value #MAX_ENTRIES} entries; a slot whose entry was replaced or removed holds nothing the map keeps and is
- * reused by the next pass.
+ * <p>The cache's time ({@link Ticker}) is the engine's injected clock, read to the millisecond as the record's
+ * times are, so tests age entries by moving that clock and never sleep.
  *
- * <p>Why not a general cache (this was Caffeine's W-TinyLFU, {@code maximumSize}): every first call puts a new result,
- * and at 8 calling threads of a Redis-backed fresh call its write buffer, admission and upkeep took about 13% of the
- * calling threads' CPU samples. Frequency-based admission buys a better hit ratio for a mix of keys; what matters here
- * is that keys replayed again and again stay, which the second chance gives.
+ * <p>Upkeep (eviction, expiry) runs on the thread that writes, as part of its write, rather than on a pool: it is
+ * short, it makes the bound hold as soon as a put returns, and it keeps the engine from depending on the common
+ * pool's availability.
  */
 final class LocalResults {
     static final int MAX_ENTRIES = 10_000;
-    /** A power of two, so a key's stripe is a mask of its hash; enough that callers of 2..16 threads rarely meet. */
-    static final int STRIPES = 16;
 
     /** A completed result and the times that bound its use. */
     static final class Entry {
@@ -41,8 +40,6 @@ final class LocalResults {
         final byte[] payloadDigest;
         final long supersedeAtMillis; // start + window; Long.MAX_VALUE without a window
         final long expiresAtMillis;
-        /** Read since its stripe's hand last passed it: spared once. A racy mark; a lost one only evicts earlier. */
-        boolean read;
 
         Entry(long planId, Object value, byte[] payloadDigest, long supersedeAtMillis, long expiresAtMillis) {
             this.planId = planId;
@@ -51,24 +48,27 @@ final class LocalResults {
             this.supersedeAtMillis = supersedeAtMillis;
             this.expiresAtMillis = expiresAtMillis;
         }
+
+        /** The instant, in nanoseconds of the cache's ticker, from which this entry no longer counts. */
+        long staleAtNanos() {
+            return TimeUnit.MILLISECONDS.toNanos(Math.min(supersedeAtMillis, expiresAtMillis)); // saturates
+        }
     }
 
-    private final Clock clock;
-    private final ConcurrentHashMap<CallKey, Entry> entries = new ConcurrentHashMap<>(MAX_ENTRIES * 4 / 3 + 1);
-    private final Stripe[] stripes = new Stripe[STRIPES];
-
-    /** One stripe's slots and hand; guarded by the stripe itself. */
-    private static final class Stripe {
-        final CallKey[] keys = new CallKey[MAX_ENTRIES / STRIPES];
-        final Entry[] values = new Entry[MAX_ENTRIES / STRIPES];
-        int hand;
-    }
+    /**
+     * Keyed by {@code Object}, not {@link CallKey}: a {@link CallKey.Probe} looks entries up, and Caffeine hands the
+     * key it was given to the expiry policy.
+     */
+    private final ConcurrentMap<Object, Entry> entries;
 
     LocalResults(Clock clock) {
-        this.clock = clock;
-        for (int i = 0; i < STRIPES; i++) {
-            stripes[i] = new Stripe();
-        }
+        this.entries = Caffeine.newBuilder()
+                .maximumSize(MAX_ENTRIES)
+                .expireAfter(new UntilStale())
+                .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
+                .executor(Runnable::run)
+                .<Object, Entry>build()
+                .asMap();
     }
 
     /**
@@ -81,115 +81,55 @@ final class LocalResults {
         return storeTime == null ? 0 : clock.millis() - storeTime.toEpochMilli();
     }
 
-    /** The entry the plan {@code planId} stored for {@code key} if it still counts now: not expired, within its window. */
+    /** The entry the plan {@code planId} stored for {@code key} if it still counts: not expired, within its window. */
     Entry lookup(long planId, CallKey key) {
-        Entry entry = entries.get(key);
-        if (entry == null || entry.planId != planId) {
-            return null;
-        }
-        if (!countsNow(entry)) {
-            entries.remove(key, entry);
-            return null;
-        }
-        markRead(entry);
-        return entry;
+        return ofPlan(planId, entries.get(key));
     }
 
-    /**
-     * {@link #lookup(long, CallKey)} by a probe standing for the key, which allocates nothing. A stale entry is left
-     * for the call's full path to remove (that path looks it up again by its real key), so this only reads.
-     */
+    /** {@link #lookup(long, CallKey)} by a probe standing for the key, which allocates nothing. */
     Entry lookup(long planId, CallKey.Probe key) {
-        Entry entry = entries.get(key); // the map compares key.equals(stored): a probe equals its key
-        if (entry == null || entry.planId != planId || !countsNow(entry)) {
-            return null;
-        }
-        markRead(entry);
-        return entry;
+        return ofPlan(planId, entries.get(key)); // the map compares key.equals(stored): a probe equals its key
     }
 
-    /** Spares {@code entry} at its hand's next pass; written only when not yet marked, so hot keys' reads share it. */
-    private static void markRead(Entry entry) {
-        if (!entry.read) {
-            entry.read = true;
-        }
-    }
-
-    /** Whether {@code entry} still counts on the clock read now: not expired, within its window. */
-    private boolean countsNow(Entry entry) {
-        long now = clock.millis();
-        return now < entry.expiresAtMillis && now < entry.supersedeAtMillis;
+    private static Entry ofPlan(long planId, Entry entry) {
+        return entry == null || entry.planId != planId ? null : entry;
     }
 
     /** Keeps {@code entry} (a new object at every call) for {@code key}, in place of what was kept for it. */
     void put(CallKey key, Entry entry) {
-        Stripe stripe = stripes[spread(key.hashCode()) & (STRIPES - 1)];
-        synchronized (stripe) { // every put of a key takes the same stripe, so the map and the slots agree
-            Entry[] values = stripe.values;
-            int n = values.length;
-            int hand = stripe.hand;
-            // Past one full turn every mark was cleared, so the loop ends within two; bounded anyway, should reads
-            // mark entries as fast as the hand clears them.
-            for (int step = 0; ; step++) {
-                Entry there = values[hand];
-                if (there == null) {
-                    break;
-                }
-                CallKey thereKey = stripe.keys[hand];
-                if (there.read && step < 2 * n && entries.get(thereKey) == there) {
-                    there.read = false;
-                } else {
-                    entries.remove(thereKey, there); // a no-op when the map no longer holds it
-                    break;
-                }
-                hand = hand + 1 == n ? 0 : hand + 1;
-            }
-            stripe.keys[hand] = key;
-            values[hand] = entry;
-            stripe.hand = hand + 1 == n ? 0 : hand + 1;
-            entries.put(key, entry);
-        }
+        entries.put(key, entry);
     }
 
-    private static int spread(int h) {
-        return h ^ (h >>> 16);
-    }
-
-    /** How many entries are kept (for tests). */
+    /** How many entries are kept, once the cache's pending upkeep is done (for tests). */
     int size() {
         return entries.size();
     }
 
     /** Drops every entry stored by the plan {@code planId}: it was replaced (its class was reloaded). */
     void forgetPlan(long planId) {
-        // The slots too, under their stripe's lock as a put: they would keep the old plan's values, and so its
-        // class loader, until their hand passed.
-        for (Stripe stripe : stripes) {
-            synchronized (stripe) {
-                for (int i = 0; i < stripe.values.length; i++) {
-                    Entry there = stripe.values[i];
-                    if (there != null && there.planId == planId) {
-                        entries.remove(stripe.keys[i], there);
-                        stripe.values[i] = null;
-                        stripe.keys[i] = null;
-                    }
-                }
-            }
-        }
         entries.values().removeIf(entry -> entry.planId == planId);
     }
 
-    /** Whether a slot still references an entry of the plan {@code planId} (for tests). */
+    /** Whether an entry of the plan {@code planId} is still kept (for tests). */
     boolean holdsAnyOf(long planId) {
-        for (Stripe stripe : stripes) {
-            synchronized (stripe) {
-                for (Entry there : stripe.values) {
-                    if (there != null && there.planId == planId) {
-                        return true;
-                    }
-                }
-            }
+        return entries.values().stream().anyMatch(entry -> entry.planId == planId);
+    }
+
+    /** Each entry counts until its {@link Entry#staleAtNanos()}, however often read; a replacement brings its own. */
+    private static final class UntilStale implements Expiry<Object, Entry> {
+        @Override
+        public long expireAfterCreate(Object key, Entry entry, long currentTime) {
+            return Math.max(0, entry.staleAtNanos() - currentTime);
         }
-        return false;
+
+        @Override
+        public long expireAfterUpdate(Object key, Entry entry, long currentTime, long currentDuration) {
+            return expireAfterCreate(key, entry, currentTime); // a new entry: its own record decides
+        }
+
+        @Override
+        public long expireAfterRead(Object key, Entry entry, long currentTime, long currentDuration) {
+            return currentDuration;
+        }
     }
 }

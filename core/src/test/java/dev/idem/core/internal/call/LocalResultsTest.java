@@ -1,6 +1,7 @@
 package dev.idem.core.internal.call;
 
 import dev.idem.core.internal.key.CallKey;
+import dev.idem.core.internal.key.CanonicalEncoder;
 import dev.idem.store.tck.MutableClock;
 import org.junit.jupiter.api.Test;
 
@@ -14,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 /**
- * SEMANTICS.md section 3: whether a completed result still answers a duplicate is decided from its timestamps at
- * read time: before its expiry (ttl) and before the end of its window, never at or after either.
+ * SEMANTICS.md section 3: a completed result answers a duplicate before its expiry (ttl) and before the end of its
+ * window, never at or after either; the cache stays within its bound and drops what expired without being asked.
  */
 class LocalResultsTest {
     private final MutableClock clock = MutableClock.startingAt("2026-03-01T08:00:00Z");
@@ -51,12 +52,45 @@ class LocalResultsTest {
     }
 
     @Test
-    void aStaleResultIsRemovedWhenItIsRead() {
+    void aResultThatStoppedCountingDoesNotCountAgainWhenTheClockStepsBack() {
         results.put(key, new LocalResults.Entry(PLAN, "v", new byte[0], now + 500, now + 1000));
         clock.advance(Duration.ofMillis(500));
         assertNull(results.lookup(PLAN, key));
         clock.set(java.time.Instant.ofEpochMilli(now)); // even if time went back, the stale entry is gone
         assertNull(results.lookup(PLAN, key));
+    }
+
+    @Test
+    void expiredResultsLeaveTheCacheWithoutBeingRead() {
+        for (int i = 0; i < 100; i++) {
+            results.put(new CallKey("n", "s", i, i), entry("v" + i)); // expire at now + 1000
+        }
+        results.put(new CallKey("n", "s", -1, -1), new LocalResults.Entry(PLAN, "w", new byte[0], now + 5000,
+                now + 3_600_000)); // its window ends at now + 5000
+        assertEquals(101, results.size());
+        clock.advance(Duration.ofSeconds(3));
+        results.put(key, new LocalResults.Entry(PLAN, "later", new byte[0], Long.MAX_VALUE, clock.millis() + 60_000));
+        assertEquals(2, results.size(), "the expired ones are gone, none of them read");
+        clock.advance(Duration.ofSeconds(3));
+        results.put(key, new LocalResults.Entry(PLAN, "later", new byte[0], Long.MAX_VALUE, clock.millis() + 60_000));
+        assertEquals(1, results.size(), "so is the one whose window ended");
+    }
+
+    @Test
+    void aProbeFindsTheEntryOfTheKeyItStandsFor() {
+        LocalResults.Entry entry = entry("v");
+        results.put(key, entry);
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        try {
+            CallKey.Probe probe = encoder.probe();
+            assertSame(entry, results.lookup(PLAN, probe.set("n", "s", 1, 2, null)));
+            assertNull(results.lookup(PLAN, probe.set("n", "s", 1, 3, null)), "another hash");
+            assertNull(results.lookup(8, probe.set("n", "s", 1, 2, null)), "another plan's");
+            clock.advance(Duration.ofMillis(1000));
+            assertNull(results.lookup(PLAN, probe.set("n", "s", 1, 2, null)), "expired");
+        } finally {
+            encoder.release();
+        }
     }
 
     @Test
@@ -108,27 +142,7 @@ class LocalResultsTest {
     }
 
     @Test
-    void aReplacedResultsOldSlotDoesNotEvictTheNewOne() {
-        int slots = LocalResults.MAX_ENTRIES / LocalResults.STRIPES;
-        java.util.List<CallKey> sameStripe = new java.util.ArrayList<>();
-        for (long hi = 100; sameStripe.size() < slots - 2; hi++) {
-            CallKey candidate = new CallKey("n", "s", hi, 0);
-            if (stripeOf(candidate) == stripeOf(key)) {
-                sameStripe.add(candidate);
-            }
-        }
-        results.put(key, entry("old"));
-        LocalResults.Entry newer = entry("new");
-        results.put(key, newer); // the stripe's second slot; the first holds what the map no longer does
-        sameStripe.forEach(k -> results.put(k, entry("other")));
-        assertSame(newer, results.lookup(PLAN, key));
-        results.put(new CallKey("n", "s", -1, -1), entry("one more")); // maybe another stripe: evicts nothing here
-        sameStripe.forEach(k -> assertNotNull(results.lookup(PLAN, k), "the stripe was not full"));
-        assertSame(newer, results.lookup(PLAN, key));
-    }
-
-    @Test
-    void forgettingAPlanLeavesNoneOfItsValuesInTheSlots() {
+    void forgettingAPlanLeavesNoneOfItsValuesInTheCache() {
         for (int i = 0; i < 100; i++) {
             results.put(new CallKey("n", "s", i, i), entry("v" + i));
         }
@@ -136,17 +150,12 @@ class LocalResultsTest {
                 now + 1000));
         assertTrue(results.holdsAnyOf(PLAN));
         results.forgetPlan(PLAN);
-        assertFalse(results.holdsAnyOf(PLAN), "a reloaded class's loader is not kept by the slots");
+        assertFalse(results.holdsAnyOf(PLAN), "a reloaded class's loader is not kept by the cache");
         assertEquals(1, results.size());
         assertTrue(results.holdsAnyOf(8));
     }
 
     private LocalResults.Entry entry(Object value) {
         return new LocalResults.Entry(PLAN, value, new byte[0], Long.MAX_VALUE, now + 1000);
-    }
-
-    private static int stripeOf(CallKey k) {
-        int h = k.hashCode();
-        return (h ^ (h >>> 16)) & (LocalResults.STRIPES - 1);
     }
 }

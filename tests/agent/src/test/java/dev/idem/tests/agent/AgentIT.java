@@ -196,6 +196,16 @@ class AgentIT {
     }
 
     @Test
+    void theAgentJarCarriesCoresCaffeineRelocatedSoAnApplicationsOwnCaffeineIsLeftAlone() throws IOException {
+        try (JarFile jar = new JarFile(AGENT)) {
+            assertTrue(jar.getEntry("dev/idem/agent/shaded/caffeine/cache/Caffeine.class") != null,
+                    "core's in-flight map and local results need Caffeine at run time");
+            assertTrue(jar.getEntry("com/github/benmanes/caffeine/cache/Caffeine.class") == null,
+                    "an application's com.github.benmanes.caffeine, of whatever version, is the only one there");
+        }
+    }
+
+    @Test
     void anAgentAttachedTwiceInstrumentsOnce() throws Exception {
         Jdk jvm = Jdk.available().findFirst().orElseThrow();
         List<String> twice = new ArrayList<>(agent(""));
