@@ -20,16 +20,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's three Maven recipes as a new user meets them: the whole {@code pom.xml} of each, the quick start's
- * {@code OrderService} and {@code Main}, all copied from the README's text, built by a real Maven and run with the
- * README's own {@code java} line. A recipe that is a fragment, or that stops working, fails here.
+ * The three Maven recipes as a new user meets them: the whole {@code pom.xml} of each, the quick start's
+ * {@code OrderService} and {@code Main}, all copied from the text of the README (the quick start and its compile-time
+ * recipe) and docs/attach.md (the load-time and agent recipes), built by a real Maven and run with the pages' own
+ * {@code java} lines. A recipe that is a fragment, or that stops working, fails here.
  *
  * <p>The builds stop at {@code process-classes}, where the recipes copy their jars: that needs no plugin this reactor
  * has not resolved itself (see {@link SampleBuild}), and the {@code java} lines read only {@code target/}.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES) // three builds and four JVMs; minutes only on a machine shared and busy
 class ReadmeRecipesIT {
-    private static final String README = readme();
+    /** The README, then docs/attach.md: the pages the recipes are on, searched in this order. */
+    private static final String PAGES = pages();
     private static final String ORDERS_RAN_ONCE = "created 1 time(s)";
 
     @BeforeAll
@@ -85,7 +87,7 @@ class ReadmeRecipesIT {
         assertTrue(unprotected.err.contains("-javaagent:idem-agent.jar"), unprotected.toString());
     }
 
-    /** A project of the README's pom after {@code marker} and the quick start's classes. */
+    /** A project of the pom after {@code marker} and the quick start's classes. */
     private static Path project(String name, String marker) throws IOException {
         Path dir = SampleBuild.ROOT.resolve(name);
         Path sources = dir.resolve("src/main/java/com/example");
@@ -98,14 +100,14 @@ class ReadmeRecipesIT {
         return dir;
     }
 
-    /** The first {@code lang} block of the README after {@code marker}, as a reader copies it. */
+    /** The first {@code lang} block of the pages after {@code marker}, as a reader copies it. */
     private static String block(String marker, String lang) {
-        int at = README.indexOf(marker);
-        assertTrue(at >= 0, "the README has no \"" + marker + "\"");
-        int start = README.indexOf("```" + lang + "\n", at);
+        int at = PAGES.indexOf(marker);
+        assertTrue(at >= 0, "neither the README nor docs/attach.md has \"" + marker + "\"");
+        int start = PAGES.indexOf("```" + lang + "\n", at);
         assertTrue(start >= 0, "no " + lang + " block after \"" + marker + "\"");
         start += lang.length() + 4;
-        return README.substring(start, README.indexOf("```\n", start));
+        return PAGES.substring(start, PAGES.indexOf("```\n", start));
     }
 
     /** The {@code java ...} line of the first shell block after {@code marker}, split as a shell would. */
@@ -131,7 +133,7 @@ class ReadmeRecipesIT {
         return words;
     }
 
-    /** Runs the README's {@code java} line in {@code project}, with the JDK running this test. */
+    /** Runs the page's {@code java} line in {@code project}, with the JDK running this test. */
     private static Run java(Path project, List<String> line) throws Exception {
         List<String> command = new ArrayList<>(line);
         command.set(0, Paths.get(System.getProperty("java.home"), "bin", "java").toString());
@@ -164,9 +166,10 @@ class ReadmeRecipesIT {
         }
     }
 
-    private static String readme() {
+    private static String pages() {
+        Path readme = Paths.get(SampleBuild.property("readme"));
         try {
-            return Files.readString(Paths.get(SampleBuild.property("readme")));
+            return Files.readString(readme) + "\n" + Files.readString(readme.resolveSibling("docs/attach.md"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

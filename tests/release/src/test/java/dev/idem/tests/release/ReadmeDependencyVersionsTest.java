@@ -5,12 +5,10 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,7 +19,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * imports {@code idem-bom} leaves versions out, as a BOM is for.
  */
 class ReadmeDependencyVersionsTest {
-    private static final Path ROOT = Paths.get(System.getProperty("idem.root", "../.."));
     private static final Pattern XML_BLOCK = Pattern.compile("```xml\n(.*?)```", Pattern.DOTALL);
     /** An Idem dependency, plugin or copied artifact, written as the docs write them: the groupId first. */
     private static final Pattern ARTIFACT = Pattern.compile(
@@ -29,14 +26,10 @@ class ReadmeDependencyVersionsTest {
 
     @Test
     void everyIdemArtifactOfTheDocsHasTheBuildsVersion() throws IOException {
-        String version = "<version>" + Pom.read(ROOT.resolve("pom.xml")).version() + "</version>";
-        List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md")));
-        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
-        }
+        String version = "<version>" + Pom.read(DocPages.ROOT.resolve("pom.xml")).version() + "</version>";
         List<String> missing = new ArrayList<>();
         int checked = 0;
-        for (Path page : pages) {
+        for (Path page : DocPages.all()) {
             String text = Files.readString(page);
             Matcher block = XML_BLOCK.matcher(text);
             while (block.find()) {
@@ -48,7 +41,7 @@ class ReadmeDependencyVersionsTest {
                     checked++;
                     if (!artifact.group(2).contains(version)) {
                         int line = text.substring(0, block.start(1) + artifact.start()).split("\n", -1).length;
-                        missing.add(ROOT.relativize(page) + " line " + line + ": " + artifact.group().strip());
+                        missing.add(DocPages.name(page) + " line " + line + ": " + artifact.group().strip());
                     }
                 }
             }

@@ -33,23 +33,23 @@ final class SnippetCompiler {
     /**
      * Compiles {@code sources} together into {@code out}.
      *
-     * @return one line per error, naming the README line of its snippet, the generated file and javac's message;
+     * @return one line per error, naming the page and line of its snippet, the generated file and javac's message;
      *         empty when everything compiled
      */
-    List<String> compile(List<ReadmeSnippets.Source> sources, Path out) {
+    List<String> compile(List<DocSnippets.Source> sources, Path out) {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         if (javac == null) {
             throw new IllegalStateException("no Java compiler in " + System.getProperty("java.home")
                     + ": the snippet check needs a JDK, not a JRE");
         }
-        Map<String, ReadmeSnippets.Source> byPath = new HashMap<>();
+        Map<String, DocSnippets.Source> byPath = new HashMap<>();
         List<JavaFileObject> units = new ArrayList<>();
         List<String> errors = new ArrayList<>();
-        for (ReadmeSnippets.Source source : sources) {
-            ReadmeSnippets.Source earlier = byPath.putIfAbsent(source.path(), source);
+        for (DocSnippets.Source source : sources) {
+            DocSnippets.Source earlier = byPath.putIfAbsent(source.path(), source);
             if (earlier != null) {
-                errors.add("README line " + source.line() + ": declares " + source.path() + ", as the snippet at line "
-                        + earlier.line() + " does; give the example types distinct names");
+                errors.add(source.where() + ": declares " + source.path() + ", as the snippet at " + earlier.where()
+                        + " does; give the example types distinct names");
                 continue;
             }
             units.add(new InMemorySource(source));
@@ -71,7 +71,7 @@ final class SnippetCompiler {
                 continue;
             }
             String where = d.getSource() instanceof InMemorySource
-                    ? "README line " + ((InMemorySource) d.getSource()).source.line() + " (" + d.getSource().getName()
+                    ? ((InMemorySource) d.getSource()).source.where() + " (" + d.getSource().getName()
                     + ":" + d.getLineNumber() + ")"
                     : "(no file)";
             errors.add(where + ": " + d.getMessage(Locale.ROOT));
@@ -81,9 +81,9 @@ final class SnippetCompiler {
 
     /** A snippet's source file, held in memory. */
     private static final class InMemorySource extends SimpleJavaFileObject {
-        final ReadmeSnippets.Source source;
+        final DocSnippets.Source source;
 
-        InMemorySource(ReadmeSnippets.Source source) {
+        InMemorySource(DocSnippets.Source source) {
             super(URI.create("string:///" + source.path()), Kind.SOURCE);
             this.source = source;
         }

@@ -2,25 +2,27 @@ package dev.idem.tests.release;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code ```java} blocks of a Markdown file, turned into Java source files as a reader would paste them.
+ * The {@code ```java} blocks of a Markdown page, turned into Java source files as a reader would paste them.
  *
  * <p>The convention, an HTML comment on the line right before the block (invisible on the rendered page):
  * <ul>
  *   <li>no comment: the block is a whole source file; its {@code package} and its public (else first) type give its
- *       path. All such blocks of the file are compiled together, so one may use another's types.</li>
+ *       path. The blocks of all pages are compiled together, so one may use another's types (the docs' examples use
+ *       the quick start's {@code OrderService}), and no two may declare the same type.</li>
  *   <li>{@code <!-- snippet: statements -->}: statements, as pasted into a method. Leading {@code import} lines are
  *       the file's imports; the rest becomes the body of {@code void run() throws Exception} in a class of package
- *       {@code com.example}, the package of the README's example types.</li>
+ *       {@code com.example}, the package of the quick start's example types, named after the page and the line.</li>
  *   <li>{@code <!-- snippet: not compiled (why) -->}: left out, for a sketch that names types only the reader has;
  *       the reason is required.</li>
  * </ul>
  */
-final class ReadmeSnippets {
-    /** The package statement fragments are wrapped into, beside the README's example classes. */
+final class DocSnippets {
+    /** The package statement fragments are wrapped into, beside the quick start's example classes. */
     static final String FRAGMENT_PACKAGE = "com.example";
 
     private static final Pattern MARKER = Pattern.compile("^<!--\\s*snippet:\\s*(.*?)\\s*-->\\s*$");
@@ -37,9 +39,10 @@ final class ReadmeSnippets {
     /**
      * One {@code ```java} block.
      *
+     * @param page the page it is on, as messages name it ({@code README.md}, {@code docs/attach.md})
      * @param line the line of the opening fence, 1-based, for messages
      */
-    record Snippet(int line, Kind kind, String code) {
+    record Snippet(String page, int line, Kind kind, String code) {
         /** The source file a reader would make of it: its path (as javac expects it) and its content. */
         Source source() {
             switch (kind) {
@@ -50,12 +53,12 @@ final class ReadmeSnippets {
                     if (!type.find()) {
                         type = ANY_TYPE.matcher(code);
                         if (!type.find()) {
-                            throw new IllegalArgumentException("README line " + line + ": a java block with no"
+                            throw new IllegalArgumentException(page + " line " + line + ": a java block with no"
                                     + " marker must be a whole source file declaring a type; mark statements with"
                                     + " <!-- snippet: statements -->");
                         }
                     }
-                    return new Source(line, dir + type.group(1) + ".java", code);
+                    return new Source(page, line, dir + type.group(1) + ".java", code);
                 case STATEMENTS:
                     StringBuilder imports = new StringBuilder();
                     StringBuilder body = new StringBuilder();
@@ -68,12 +71,12 @@ final class ReadmeSnippets {
                             body.append("        ").append(l).append('\n');
                         }
                     }
-                    String name = "ReadmeLine" + line;
+                    String name = className(page) + "Line" + line;
                     // One line for the package and the class header, so javac's line numbers stay close to the
-                    // README's: the imports keep their lines, the body is shifted by one.
+                    // page's: the imports keep their lines, the body is shifted by one.
                     String text = "package " + FRAGMENT_PACKAGE + ";\n" + imports + "class " + name
                             + " { void run() throws Exception {\n" + body + "    }\n}\n";
-                    return new Source(line, FRAGMENT_PACKAGE.replace('.', '/') + "/" + name + ".java", text);
+                    return new Source(page, line, FRAGMENT_PACKAGE.replace('.', '/') + "/" + name + ".java", text);
                 default:
                     throw new IllegalStateException(this + " is not compiled");
             }
@@ -83,21 +86,27 @@ final class ReadmeSnippets {
     /**
      * A source file made from a snippet.
      *
-     * @param line the README line of the snippet it came from
+     * @param page the page of the snippet it came from
+     * @param line the line of that snippet on its page
      * @param path its path under the source root, such as {@code com/example/OrderService.java}
      */
-    record Source(int line, String path, String text) {
+    record Source(String page, int line, String path, String text) {
+        /** Where its snippet is, for messages: {@code docs/attach.md line 42}. */
+        String where() {
+            return page + " line " + line;
+        }
     }
 
-    private ReadmeSnippets() {
+    private DocSnippets() {
     }
 
     /**
      * The {@code ```java} blocks of {@code markdown}, in order.
      *
+     * @param page how messages name the page, such as {@code docs/attach.md}
      * @throws IllegalArgumentException for a marker this convention does not know, or a block never closed
      */
-    static List<Snippet> extract(String markdown) {
+    static List<Snippet> extract(String page, String markdown) {
         List<Snippet> snippets = new ArrayList<>();
         String[] lines = markdown.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
@@ -106,20 +115,35 @@ final class ReadmeSnippets {
             }
             int open = i;
             String indent = lines[i].substring(0, lines[i].indexOf('`'));
-            Kind kind = i > 0 ? kind(lines[i - 1].strip(), i) : Kind.FILE;
+            Kind kind = i > 0 ? kind(page, lines[i - 1].strip(), i) : Kind.FILE;
             StringBuilder code = new StringBuilder();
             for (i++; i < lines.length && !lines[i].strip().equals("```"); i++) {
                 code.append(lines[i].startsWith(indent) ? lines[i].substring(indent.length()) : lines[i]).append('\n');
             }
             if (i == lines.length) {
-                throw new IllegalArgumentException("line " + (open + 1) + ": a ```java block is never closed");
+                throw new IllegalArgumentException(page + " line " + (open + 1) + ": a ```java block is never closed");
             }
-            snippets.add(new Snippet(open + 1, kind, code.toString()));
+            snippets.add(new Snippet(page, open + 1, kind, code.toString()));
         }
         return snippets;
     }
 
-    private static Kind kind(String previousLine, int index) {
+    /**
+     * A class name made of a page's file name, for the classes statements are wrapped into: {@code README.md} gives
+     * {@code Readme}, {@code docs/jdbc-store.md} gives {@code JdbcStore}.
+     */
+    static String className(String page) {
+        String file = page.substring(page.lastIndexOf('/') + 1).replaceFirst("\\.md$", "");
+        StringBuilder name = new StringBuilder();
+        for (String word : file.split("[^A-Za-z0-9]+")) {
+            if (!word.isEmpty()) {
+                name.append(Character.toUpperCase(word.charAt(0))).append(word.substring(1).toLowerCase(Locale.ROOT));
+            }
+        }
+        return name.toString();
+    }
+
+    private static Kind kind(String page, String previousLine, int index) {
         Matcher marker = MARKER.matcher(previousLine);
         if (!marker.matches()) {
             return Kind.FILE;
@@ -131,7 +155,7 @@ final class ReadmeSnippets {
         if (NOT_COMPILED.matcher(what).matches()) {
             return Kind.NOT_COMPILED;
         }
-        throw new IllegalArgumentException("line " + index + ": unknown snippet marker \"" + what + "\"; write"
+        throw new IllegalArgumentException(page + " line " + index + ": unknown snippet marker \"" + what + "\"; write"
                 + " <!-- snippet: statements --> or <!-- snippet: not compiled (why) -->");
     }
 }
