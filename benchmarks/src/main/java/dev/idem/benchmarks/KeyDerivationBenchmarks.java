@@ -25,7 +25,11 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-/** Key derivation alone (canonical encoding + SHA-256 + the key object), for argument shapes users have. */
+/**
+ * Key derivation alone (canonical encoding + SHA-256 + the key object), for argument shapes users have. It has no
+ * public contract, so this measures core's internals ({@code EngineCore}, {@code OperationPlan}) on purpose:
+ * benchmarks are on top of every module and may; the architecture tests do not read this module.
+ */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)

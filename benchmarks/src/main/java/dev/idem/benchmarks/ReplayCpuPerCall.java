@@ -17,6 +17,10 @@ import java.util.Locale;
  * puts every variant under the same load. Prints each variant's median and minimum per call over the rounds, and the
  * median of the per-round ratios replay / floorWithClock (the goal of issue 8 is 1.3 or less).
  *
+ * <p>Key derivation alone has no public contract, so this measures core's internals ({@code EngineCore},
+ * {@code OperationPlan}) on purpose: benchmarks are on top of every module and may; the architecture tests do not
+ * read this module.
+ *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.idem.benchmarks.ReplayCpuPerCall [calls per batch (300000)] [rounds (15)] [all|pair|jmh]
  * </pre>

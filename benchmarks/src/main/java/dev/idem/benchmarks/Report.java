@@ -182,23 +182,17 @@ public final class Report {
 
             How to read them:
 
-            - A woven replay answered from what this JVM keeps allocates only the argument array the advice builds
-              (24 B for one argument). The aspect has two advices per parameter count: the first, declared first and
-              so outermost, asks `IdemEngine.replayKept` and returns the kept result; it has no lambda and no join
-              point object, so ajc inlines it into the method, and a replay builds no around closure, no closure
-              state and no `Invocation`. The engine looks the result up with a key written in place in the thread's
-              encoder (`CallKey.Probe`), not a new key, and that encoder remembers the plan of the method it replayed
-              last. A call that is not kept proceeds into the second advice, which builds what the engine's full path
-              needs as before (its closure, its `Invocation`, another argument array); the key is not derived again:
-              the lookup leaves it in the thread's encoder for the full path that follows at once (matched by plan
-              and arguments). `idemReplayEngineOnly` calls `IdemEngine.invoke` directly: the argument array it
-              builds and the call's key (48 B), which the full path still makes.
-            - The aspect binds the arguments itself (code style, one pair of advices per parameter count up to eight)
+            - A woven replay answered from what this JVM keeps allocates what the advice builds for the engine's
+              one front-end contract (`IdempotentMethod.call(args, body)`): the argument array, AspectJ's around
+              closure and its state, and the `Invocation` lambda that the engine never runs on a replay. The engine
+              looks the result up with a key written in place in the thread's encoder (`CallKey.Probe`), not a new
+              key; a call that is not kept makes its key from it. `idemReplayEngineOnly` calls `IdemEngine.invoke`
+              directly: the argument array and the lambda it builds, and no closure.
+            - The aspect binds the arguments itself (code style, one advice per parameter count up to eight)
               instead of taking a `ProceedingJoinPoint`, because every `JoinPointImpl` of the AspectJ runtimes Idem
               supports (1.9.25, 1.9.27) creates a `ThreadLocal` of its own (an atomic increment on a JVM-wide counter
-              and two more objects) and `getArgs()` copies the arguments again: that was 104 B and about 10 ns of CPU
-              per replay on the 2-core VM. Methods with nine or more parameters still take that route, with one
-              advice and no kept-result shortcut.
+              and two more objects) and `getArgs()` copies the arguments again. Methods with nine or more parameters
+              still take that route.
             - The floor reads no clock; a replay must read it once, to decide expiry and window at read time. On the
               2-core VM of the committed run one `System.currentTimeMillis()` costs about 24 ns (tsc clock source),
               a large part of what the engine adds to the floor. Idem keeps the exact read rather than a

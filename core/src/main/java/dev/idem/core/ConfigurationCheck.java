@@ -2,8 +2,6 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
-import dev.idem.core.internal.plan.MethodNames;
-import dev.idem.core.internal.plan.MisplacedAnnotation;
 import jakarta.annotation.Nonnull;
 
 import java.lang.reflect.Method;

@@ -1,6 +1,10 @@
 package dev.idem.core;
 
+import dev.idem.core.internal.plan.MethodPlans;
 import jakarta.annotation.Nonnull;
+
+import java.lang.reflect.Method;
+import java.util.function.Function;
 
 /**
  * The process's engine, which woven methods use. It is created on first use from {@link IdemSettings#fromEnvironment()}
@@ -9,6 +13,9 @@ import jakarta.annotation.Nonnull;
  */
 public final class Idem {
     private static volatile IdemEngine engine;
+    /** One handle per method, held with its class (a discarded class loader takes its handles along). */
+    private static final MethodPlans<IdempotentMethod> HANDLES = new MethodPlans<>();
+    private static final Function<Method, IdempotentMethod> FOLLOWER = ProcessEngineMethod::new;
 
     private Idem() {
     }
@@ -40,5 +47,19 @@ public final class Idem {
         IdemEngine previous = engine;
         engine = replacement;
         return previous;
+    }
+
+    /**
+     * The front-end contract on the process's engine: {@code method}'s handle, which runs each call on
+     * {@link #engine()} as it is when the call starts, so it follows {@link #install}. Asked again for the same
+     * method, this answers the same handle: a front-end may keep it (per join point, per method) or ask at every
+     * call. Nothing is planned here: the method is planned in an engine at its first call there, and a
+     * configuration error is thrown at every call until it is fixed.
+     *
+     * @param method an {@code @Idempotent} method
+     * @return its handle on the process's engine
+     */
+    public static IdempotentMethod advise(@Nonnull Method method) {
+        return HANDLES.get(method, FOLLOWER);
     }
 }

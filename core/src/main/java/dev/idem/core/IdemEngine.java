@@ -2,9 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.core.internal.EngineCore;
-import dev.idem.core.internal.key.CanonicalEncoder;
 import dev.idem.core.internal.plan.MethodPlans;
-import dev.idem.core.internal.plan.OperationPlan;
 import jakarta.annotation.Nonnull;
 
 import java.lang.reflect.Method;
@@ -15,28 +13,19 @@ import java.util.function.Function;
  * The engine behind every front-end (the AspectJ aspect, the agent, the programmatic API): one behaviour, however
  * a method is attached. SEMANTICS.md is its contract.
  *
- * <p>Per method, everything that does not depend on the arguments (parsed attributes, key plan, codec, store) is
- * computed at the first call and cached; a configuration error is thrown at every call until it is fixed, never
- * answered by running the method unprotected. Thread-safe; one engine per process is the rule
+ * <p>Front-ends reach it through one contract: {@link #advise(Method)} (or {@link Idem#advise(Method)} for the
+ * process's engine) returns an {@link IdempotentMethod}, planned once per method, whose
+ * {@link IdempotentMethod#call} decides every call. Per method, everything that does not depend on the arguments
+ * (parsed attributes, key plan, codec, store) is computed once, when it is first advised; a configuration error is
+ * thrown at every call until it is fixed, never answered by running the method unprotected. Thread-safe; one engine per process is the rule
  * ({@link Idem#engine()}), more are for tests.
  */
 public final class IdemEngine implements AutoCloseable {
-    /**
-     * What {@link #replayKept} returns when this engine keeps no result to answer the call with (a distinct
-     * object, never a method's result).
-     */
-    public static final Object NOT_KEPT = new Object() {
-        @Override
-        public String toString() {
-            return "IdemEngine.NOT_KEPT";
-        }
-    };
-
     private final IdemSettings settings;
     private final EngineCore core;
-    private final MethodPlans plans = new MethodPlans();
-    /** {@code core::plan}, made once: a bound method reference written at the call site is a new object per call. */
-    private final Function<Method, OperationPlan> planner;
+    private final MethodPlans<IdempotentMethod> plans = new MethodPlans<>();
+    /** Plans a method into its handle; made once, as a bound method reference is a new object per use. */
+    private final Function<Method, IdempotentMethod> advisor;
 
     private IdemEngine(IdemSettings settings) {
         this.settings = settings;
@@ -44,7 +33,7 @@ public final class IdemEngine implements AutoCloseable {
         this.core = new EngineCore(settings, settings.heartbeatScheduler(),
                 loader != null ? loader : IdemEngine.class.getClassLoader(), settings.retryRandom(),
                 settings.retryTimer());
-        this.planner = core::plan;
+        this.advisor = method -> new PlannedMethod(this, method, core, core.plan(method));
     }
 
     /**
@@ -63,8 +52,24 @@ public final class IdemEngine implements AutoCloseable {
     }
 
     /**
-     * Runs the {@code @Idempotent} method {@code method} for a call with {@code args}; {@code body} runs the
-     * original code. This is what woven advice calls.
+     * The front-end contract: {@code method} as every front-end (woven advice, the agent, an interceptor) calls
+     * it, planned and validated now. The handle is immutable and thread-safe; asked again for the same method, this
+     * engine answers the same handle. It is bound to this engine: a front-end that calls through the process's
+     * engine, which {@link Idem#install} may replace, asks {@link Idem#advise} instead.
+     *
+     * @param method an {@code @Idempotent} method
+     * @return its handle in this engine
+     * @throws IdempotencyConfigurationException naming the method and the attribute to change; nothing is kept
+     *                                           then, so every later call of {@code advise} plans again and
+     *                                           throws again until the method is fixed
+     */
+    public IdempotentMethod advise(@Nonnull Method method) {
+        return plans.get(method, advisor);
+    }
+
+    /**
+     * {@code advise(method).call(args, body)}: for code that calls a method through the engine now and then (tests,
+     * a programmatic caller). Front-ends keep the handle instead.
      *
      * @param method the annotated method being called
      * @param args   the call's arguments
@@ -73,98 +78,7 @@ public final class IdemEngine implements AutoCloseable {
      * @throws Throwable what the method throws, unchanged, or an {@code IdempotencyException}
      */
     public Object invoke(@Nonnull Method method, @Nonnull Object[] args, @Nonnull Invocation body) throws Throwable {
-        return core.run(plans.get(method, planner), args, body);
-    }
-
-    /**
-     * The result of a call of {@code method} with {@code args} that this engine keeps (a completed call's result,
-     * still within its {@code ttl} and {@code window} on the clock read now, stored by the same payload), announced
-     * as a replay; or {@link #NOT_KEPT} when anything else applies, including every error. It never runs the
-     * method and never throws: on {@code NOT_KEPT} the caller calls {@link #invoke}, which decides the call as it
-     * always does (and reports a conflict, a configuration or key error, a store's answer). What front-ends call
-     * before building what {@code invoke} needs (an {@link Invocation}, a closure), so a replay builds neither.
-     *
-     * <p>A call that is not kept leaves the key derived here in the thread's encoder, and an {@code invoke} of
-     * the same method with the same arguments that follows at once on this thread takes it instead of deriving it
-     * again (keys that depend on the time, and key encodings over 1 KB, are derived by {@code invoke} alone).
-     *
-     * @param method the annotated method being called
-     * @param args   the call's arguments
-     * @return the kept result (a completed future of it for a method returning one), or {@link #NOT_KEPT}
-     */
-    public Object replayKept(@Nonnull Method method, @Nonnull Object[] args) {
-        CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        try {
-            // The thread's encoder remembers the plan of the method it replayed last: a run of calls of one
-            // method (the hot path) skips finding it by class and method.
-            OperationPlan plan = (OperationPlan) encoder.memo(plans, method);
-            if (plan == null) {
-                try {
-                    plan = plans.get(method, planner);
-                } catch (RuntimeException e) {
-                    return NOT_KEPT; // invoke plans again and reports the configuration error
-                }
-                encoder.memo(plans, method, plan);
-            }
-            return core.replayKept(plan, encoder, args, NOT_KEPT);
-        } finally {
-            encoder.release();
-        }
-    }
-
-    /**
-     * {@code method}'s plan in this engine, resolved now, for a front-end that keeps it per method: calls through
-     * the handle skip finding the plan by method. The handle is bound to this engine: a front-end calling through
-     * {@link Idem#engine()} must compare {@link Planned#engine()} with it and plan again when the engine was
-     * replaced ({@link Idem#install}).
-     *
-     * @param method an {@code @Idempotent} method
-     * @return its plan in this engine
-     * @throws IdempotencyConfigurationException naming the method and what to change (nothing is cached then)
-     */
-    public Planned planned(@Nonnull Method method) {
-        return new Planned(this, plans.get(method, planner));
-    }
-
-    /**
-     * An {@code @Idempotent} method planned in one engine: {@link IdemEngine#invoke} and
-     * {@link IdemEngine#replayKept} without finding the plan. Immutable and thread-safe; it holds the engine.
-     */
-    public static final class Planned {
-        private final IdemEngine engine;
-        private final OperationPlan plan;
-
-        private Planned(IdemEngine engine, OperationPlan plan) {
-            this.engine = engine;
-            this.plan = plan;
-        }
-
-        /** {@return the engine this plan belongs to} */
-        public IdemEngine engine() {
-            return engine;
-        }
-
-        /**
-         * {@link IdemEngine#replayKept} for this method.
-         *
-         * @param args the call's arguments
-         * @return the kept result, or {@link #NOT_KEPT}
-         */
-        public Object replayKept(@Nonnull Object[] args) {
-            return engine.core.replayKept(plan, args, NOT_KEPT);
-        }
-
-        /**
-         * {@link IdemEngine#invoke} for this method.
-         *
-         * @param args the call's arguments
-         * @param body runs the method's original code
-         * @return the method's result, or the stored result of an earlier identical call
-         * @throws Throwable what the method throws, unchanged, or an {@code IdempotencyException}
-         */
-        public Object invoke(@Nonnull Object[] args, @Nonnull Invocation body) throws Throwable {
-            return engine.core.run(plan, args, body);
-        }
+        return advise(method).call(args, body);
     }
 
     /**
@@ -174,7 +88,7 @@ public final class IdemEngine implements AutoCloseable {
      * @throws IdempotencyConfigurationException naming the method and what to change
      */
     public void validate(@Nonnull Method method) {
-        plans.get(method, planner);
+        advise(method);
     }
 
     /**

@@ -2,8 +2,6 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
-import dev.idem.core.internal.plan.InstrumentedTypes;
-import dev.idem.core.internal.plan.MethodNames;
 import jakarta.annotation.Nonnull;
 
 import java.io.File;
@@ -21,6 +19,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Collectors;
@@ -40,7 +40,21 @@ import java.util.stream.Stream;
  * advice that reads the whole join point a JoinPoint last), or when the Idem agent instrumented its class.
  */
 public final class WeavingCheck {
+    /** Classes a front-end other than AspectJ instrumented, by name ({@link #markInstrumented}). */
+    private static final Set<String> INSTRUMENTED = ConcurrentHashMap.newKeySet();
+
     private WeavingCheck() {
+    }
+
+    /**
+     * Records that a front-end other than AspectJ (the agent, which leaves no trace this check can read in the
+     * class) routes every {@code @Idempotent} method of the class named {@code className} through the engine, so
+     * {@link #isWoven} counts them as protected from now on, in every class loader.
+     *
+     * @param className the binary name of the instrumented class
+     */
+    public static void markInstrumented(@Nonnull String className) {
+        INSTRUMENTED.add(className);
     }
 
     /**
@@ -117,7 +131,7 @@ public final class WeavingCheck {
      * @return true when calls to it go through the engine
      */
     public static boolean isWoven(@Nonnull Method method) {
-        if (InstrumentedTypes.contains(method.getDeclaringClass())) {
+        if (INSTRUMENTED.contains(method.getDeclaringClass().getName())) {
             return true;
         }
         String prefix = method.getName() + "_aroundBody";

@@ -346,16 +346,12 @@ class CallSemanticsTest {
     }
 
     /**
-     * {@link IdemEngine#replayKept}, what woven advice asks first: it answers exactly the plain replays of a result
-     * this engine keeps, and says {@link IdemEngine#NOT_KEPT} whenever the full path would decide anything else.
+     * The front-end contract, {@link IdemEngine#advise}: one handle per method whose {@code call} decides every call,
+     * a result this engine keeps included.
      */
     @Nested
-    class KeptResults {
+    class Handles {
         private final java.lang.reflect.Method generate = EngineFixture.find(Pipeline.class, "generate");
-
-        private Object kept(String method, Object... args) {
-            return fx.engine.replayKept(EngineFixture.find(Pipeline.class, method), args);
-        }
 
         /** Two calls: the first runs, the second replays from the store and keeps the decoded result. */
         private Article keptAfterTwoCalls() throws Throwable {
@@ -363,57 +359,33 @@ class CallSemanticsTest {
             return (Article) fx.invoke(pipeline, "generate", "rust", 1);
         }
 
+        private Object call(IdempotentMethod handle, String topic, int edition) throws Throwable {
+            return handle.call(new Object[] {topic, edition}, () -> pipeline.generate(topic, edition));
+        }
+
         @Test
         void aKeptResultIsAnsweredAsTheSameInstanceAndAnnouncedAsAReplayOfThisJvm() throws Throwable {
-            assertSame(IdemEngine.NOT_KEPT, kept("generate", "rust", 1), "nothing is kept before the first call");
-            assertEquals(0, pipeline.runs.get(), "replayKept never runs the method");
+            IdempotentMethod handle = fx.engine.advise(generate);
             Article second = keptAfterTwoCalls();
             long replays = fx.count(IdempotencyEventType.REPLAYED);
 
-            assertSame(second, kept("generate", "rust", 1));
+            assertSame(second, call(handle, "rust", 1));
             assertEquals(replays + 1, fx.count(IdempotencyEventType.REPLAYED));
             IdempotencyEvent replayed = fx.last(IdempotencyEventType.REPLAYED);
             assertEquals("from this JVM's results", replayed.detail());
             assertEquals(fx.last(IdempotencyEventType.EXECUTED).key(), replayed.key(), "the key's full text");
-            assertSame(IdemEngine.NOT_KEPT, kept("generate", "rust", 2), "other arguments, another key");
-            assertEquals(1, pipeline.runs.get());
+            assertEquals(1, pipeline.runs.get(), "a replay never runs the body");
+            assertEquals(2, ((Article) call(handle, "rust", 2)).edition(), "other arguments, another key");
         }
 
         @Test
-        void aKeptResultPastItsTtlIsNotKeptAndTheCallRunsAgain() throws Throwable {
-            keptAfterTwoCalls();
-            fx.clock.advance(Duration.ofMinutes(29));
-            assertInstanceOf(Article.class, kept("generate", "rust", 1), "within the ttl");
-
-            fx.clock.advance(Duration.ofMinutes(5)); // past 30m plus at most 3m jitter
-            assertSame(IdemEngine.NOT_KEPT, kept("generate", "rust", 1));
-            assertEquals(2, ((Article) fx.call(pipeline, "generate", "rust", 1)).edition());
-        }
-
-        @Test
-        void aKeptResultPastItsWindowIsNotKeptAndTheFullPathReportsALateDuplicate() throws Throwable {
-            fx.invoke(pipeline, "windowed", "rust");
-            fx.invoke(pipeline, "windowed", "rust");
-            fx.clock.advance(Duration.ofMinutes(4));
-            assertInstanceOf(Article.class, kept("windowed", "rust"), "within the window");
-
-            fx.clock.advance(Duration.ofMinutes(2));
-            assertSame(IdemEngine.NOT_KEPT, kept("windowed", "rust"));
-            assertEquals(2, ((Article) fx.call(pipeline, "windowed", "rust")).edition());
-            assertEquals(1, fx.count(IdempotencyEventType.LATE_DUPLICATE));
-        }
-
-        @Test
-        void aKeptResultOfAnotherPayloadIsNotKeptAndTheFullPathReportsTheConflict() throws Throwable {
+        void aKeptResultOfAnotherPayloadIsAConflictAndNotAReplay() throws Throwable {
             fx.invoke(pipeline, "order", "order-17", 2);
-            Article second = (Article) fx.invoke(pipeline, "order", "order-17", 2);
-            assertSame(second, kept("order", "order-17", 2), "kept for its own payload");
+            fx.invoke(pipeline, "order", "order-17", 2);
             long replays = fx.count(IdempotencyEventType.REPLAYED);
 
-            assertSame(IdemEngine.NOT_KEPT, kept("order", "order-17", 3));
-            assertEquals(replays, fx.count(IdempotencyEventType.REPLAYED));
-            assertEquals(0, fx.count(IdempotencyEventType.CONFLICT), "reported once, by the full path");
             assertThrows(IdempotencyConflictException.class, () -> fx.call(pipeline, "order", "order-17", 3));
+            assertEquals(replays, fx.count(IdempotencyEventType.REPLAYED));
             assertEquals(1, fx.count(IdempotencyEventType.CONFLICT));
             assertEquals(1, pipeline.runs.get());
         }
@@ -443,19 +415,21 @@ class CallSemanticsTest {
             fx.invoke(pipeline, "generateAsync", "rust", upstream);
             fx.invoke(pipeline, "generateAsync", "rust", upstream);
 
-            Object first = kept("generateAsync", "rust", upstream);
-            Object second = kept("generateAsync", "rust", upstream);
+            Object first = fx.call(pipeline, "generateAsync", "rust", upstream);
+            Object second = fx.call(pipeline, "generateAsync", "rust", upstream);
             assertInstanceOf(CompletableFuture.class, first);
             assertNotSame(first, second, "a caller completing its future leaves the next caller's alone");
             assertEquals(new Article("rust", 0, 1), ((CompletableFuture<?>) first).getNow(null));
         }
 
         @Test
-        void aMethodTheEngineRefusesIsNotKeptAndTheFullPathSaysWhy() {
+        void aMethodTheEngineRefusesIsRefusedWhenAdvisedAndAgainEveryTimeNothingKept() {
             java.lang.reflect.Method unannotated = EngineFixture.find(Unplanned.class, "run");
 
-            assertSame(IdemEngine.NOT_KEPT, fx.engine.replayKept(unannotated, new Object[] {"x"}));
-            assertThrows(dev.idem.IdempotencyConfigurationException.class, () -> fx.engine.planned(unannotated));
+            var first = assertThrows(dev.idem.IdempotencyConfigurationException.class,
+                    () -> fx.engine.advise(unannotated));
+            assertTrue(first.getMessage().contains("run"), first.getMessage());
+            assertThrows(dev.idem.IdempotencyConfigurationException.class, () -> fx.engine.advise(unannotated));
             assertThrows(dev.idem.IdempotencyConfigurationException.class,
                     () -> fx.call(new Unplanned(), "run", "x"));
         }
@@ -465,34 +439,30 @@ class CallSemanticsTest {
             keptAfterTwoCalls();
             try (EngineFixture other = new EngineFixture(fx.store, b -> b.clock(fx.clock).namespace("other"))) {
                 Pipeline elsewhere = new Pipeline();
+                IdempotentMethod here = fx.engine.advise(generate);
+                IdempotentMethod there = other.engine.advise(generate);
                 for (int round = 0; round < 3; round++) {
-                    assertInstanceOf(Article.class, kept("generate", "rust", 1));
-                    Object there = other.engine.replayKept(generate, new Object[] {"rust", 1});
-                    if (round == 0) {
-                        assertSame(IdemEngine.NOT_KEPT, there, "the other engine keeps nothing yet");
-                        assertEquals(1, ((Article) other.call(elsewhere, "generate", "rust", 1)).edition(),
-                                "its own namespace: its own key, so the method runs there");
-                        other.call(elsewhere, "generate", "rust", 1); // replayed from the store, kept there
-                    } else {
-                        assertEquals(new Article("rust", 1, 1), there);
-                        assertEquals(other.count(IdempotencyEventType.REPLAYED), round + 1);
-                    }
+                    assertEquals(new Article("rust", 1, 1), call(here, "rust", 1));
+                    Article answered = (Article) there.call(new Object[] {"rust", 1},
+                            () -> elsewhere.generate("rust", 1));
+                    assertEquals(1, answered.edition(), "its own namespace: its own key, run once there");
                 }
                 assertEquals(1, elsewhere.runs.get());
                 assertEquals(1, pipeline.runs.get());
+                assertEquals(2, other.count(IdempotencyEventType.REPLAYED));
             }
         }
 
         @Test
-        void aPlannedHandleAnswersAsTheEngineDoesAndNamesItsEngine() throws Throwable {
-            IdemEngine.Planned planned = fx.engine.planned(generate);
-            assertSame(fx.engine, planned.engine());
-            assertSame(IdemEngine.NOT_KEPT, planned.replayKept(new Object[] {"rust", 1}));
+        void anEngineAnswersOneHandlePerMethodWhichAnswersAsTheEngineDoes() throws Throwable {
+            IdempotentMethod handle = fx.engine.advise(generate);
+            assertSame(handle, fx.engine.advise(generate), "planned once");
+            assertSame(generate, handle.method());
 
-            Article first = (Article) planned.invoke(new Object[] {"rust", 1}, () -> pipeline.generate("rust", 1));
+            Article first = (Article) call(handle, "rust", 1);
             Article second = (Article) fx.invoke(pipeline, "generate", "rust", 1);
             assertEquals(first, second);
-            assertSame(second, planned.replayKept(new Object[] {"rust", 1}), "the engine's plan, the same results");
+            assertSame(second, call(handle, "rust", 1), "the engine's plan, the same results");
             assertEquals(1, pipeline.runs.get());
         }
     }

@@ -45,13 +45,18 @@ final class EngineFixture implements AutoCloseable {
     }
 
     /**
-     * Calls {@code target.name(args)} through the engine, as woven advice does: a result the engine keeps
-     * ({@link IdemEngine#replayKept}), else the full path ({@link IdemEngine#invoke}). Every semantics test so runs
-     * through both, and fails if a kept result were answered where the full path decides otherwise.
+     * Calls {@code target.name(args)} as a front-end does: through the method's handle
+     * ({@link IdemEngine#advise}), which this engine answers once per method.
      */
     Object call(Object target, String name, Object... args) throws Throwable {
-        Object kept = engine.replayKept(find(target.getClass(), name), args);
-        return kept != IdemEngine.NOT_KEPT ? kept : invoke(target, name, args);
+        Method method = find(target.getClass(), name);
+        return engine.advise(method).call(args, () -> {
+            try {
+                return method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
     }
 
     /** Calls {@code target.name(args)} through {@link IdemEngine#invoke} alone. */

@@ -3,13 +3,13 @@ package dev.idem.core;
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
 import dev.idem.StartupCheck;
-import dev.idem.core.internal.plan.InstrumentedTypes;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -93,7 +93,27 @@ class WeavingCheckTest {
         assertTrue(e.getMessage().contains(Repository.class.getName() + "#save(String) is annotated @Idempotent but"),
                 "misplaced annotations too: " + e.getMessage());
 
-        InstrumentedTypes.add(InstrumentedByTheAgent.class.getName()); // as the agent does when it instruments one
+        WeavingCheck.markInstrumented(InstrumentedByTheAgent.class.getName()); // as the agent does for its classes
         StartupCheck.requireWoven(InstrumentedByTheAgent.class);
+    }
+
+    @Test
+    void aClassMarkedInstrumentedCountsAsWovenAndOnlyThatClass() throws NoSuchMethodException {
+        class Instrumented {
+            @dev.idem.Idempotent(scope = "marked")
+            String run(String s) {
+                return s;
+            }
+        }
+        class NotInstrumented {
+            @dev.idem.Idempotent(scope = "unmarked")
+            String run(String s) {
+                return s;
+            }
+        }
+        WeavingCheck.markInstrumented(Instrumented.class.getName());
+
+        assertTrue(WeavingCheck.isWoven(Instrumented.class.getDeclaredMethod("run", String.class)));
+        assertFalse(WeavingCheck.isWoven(NotInstrumented.class.getDeclaredMethod("run", String.class)));
     }
 }

@@ -2,7 +2,7 @@ package dev.idem.agent.internal;
 
 import dev.idem.core.ConfigurationCheck;
 import dev.idem.core.Idem;
-import dev.idem.core.IdemEngine;
+import dev.idem.core.IdempotentMethod;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -47,11 +47,7 @@ public final class Dispatcher {
             PROCEEDING.remove();
             return null;
         }
-        IdemEngine.Planned planned = target.planned();
-        Object result = planned.replayKept(args); // a replay builds no Invocation
-        if (result == IdemEngine.NOT_KEPT) {
-            result = planned.invoke(args, () -> target.proceed(self, args));
-        }
+        Object result = target.handle.call(args, () -> target.proceed(self, args));
         return result == null ? NULL_RESULT : result;
     }
 
@@ -88,16 +84,13 @@ public final class Dispatcher {
     private static final class Target {
         final Method method;
         final MethodHandle body; // (Object receiverOrNull, Object[] args) -> Object
-        /**
-         * The method's plan in the engine last seen, so a call skips finding it. The process's engine can be
-         * replaced at run time ({@code Idem.install}): a plan of another engine is made again, in the current one.
-         * Racing threads may each plan; the engine hands them the same plan, so the last write wins harmlessly.
-         */
-        private volatile IdemEngine.Planned planned;
+        /** The front-end contract for this method; it follows the process's engine ({@code Idem.install}). */
+        final IdempotentMethod handle;
 
         private Target(Method method, MethodHandle body) {
             this.method = method;
             this.body = body;
+            this.handle = Idem.advise(method);
         }
 
         static Target resolve(Class<?> type, String nameAndDescriptor) {
@@ -130,17 +123,6 @@ public final class Dispatcher {
                 throw new IllegalStateException("the Idem agent cannot call " + type.getName() + "#" + m.getName()
                         + ": " + e.getMessage(), e);
             }
-        }
-
-        /** This method's plan in the process's engine now (planned there on first need). */
-        IdemEngine.Planned planned() {
-            IdemEngine engine = Idem.engine();
-            IdemEngine.Planned p = planned;
-            if (p == null || p.engine() != engine) {
-                p = engine.planned(method); // a configuration error is thrown at every call, nothing cached
-                planned = p;
-            }
-            return p;
         }
 
         Object proceed(Object self, Object[] args) throws Throwable {

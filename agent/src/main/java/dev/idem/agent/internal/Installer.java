@@ -4,8 +4,8 @@ import dev.idem.IdempotencyConfigurationException;
 import dev.idem.core.Idem;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
-import dev.idem.core.internal.plan.InstrumentedTypes;
-import dev.idem.core.internal.plan.MisplacedAnnotation;
+import dev.idem.core.MisplacedAnnotation;
+import dev.idem.core.WeavingCheck;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
@@ -152,7 +152,7 @@ public final class Installer {
                 }
                 return builder;
             }
-            InstrumentedTypes.add(type.getName());
+            WeavingCheck.markInstrumented(type.getName());
             instrumented.add(type.getName());
             DynamicType.Builder<?> advised = instrument(builder);
             // The advice wraps a stub, so a class without a static initialiser gets one that only checks it.

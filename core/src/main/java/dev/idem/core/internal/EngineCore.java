@@ -11,7 +11,6 @@ import dev.idem.core.internal.call.CallRunner;
 import dev.idem.core.internal.call.Events;
 import dev.idem.core.internal.call.LeaseHeartbeat;
 import dev.idem.core.internal.codec.Codecs;
-import dev.idem.core.internal.key.CanonicalEncoder;
 import dev.idem.core.internal.key.Canonicalizers;
 import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.core.internal.plan.OperationPlanner;
@@ -86,16 +85,6 @@ public final class EngineCore implements AutoCloseable {
 
     public Object run(OperationPlan plan, Object[] args, Invocation body) throws Throwable {
         return runner.run(plan, args, body);
-    }
-
-    /** {@link CallRunner#replayKept}: the kept result, or {@code notKept}. */
-    public Object replayKept(OperationPlan plan, Object[] args, Object notKept) {
-        return runner.replayKept(plan, args, notKept);
-    }
-
-    /** {@link CallRunner#replayKept} on the caller's encoder. */
-    public Object replayKept(OperationPlan plan, CanonicalEncoder encoder, Object[] args, Object notKept) {
-        return runner.replayKept(plan, encoder, args, notKept);
     }
 
     public void requireDefaultStore() {

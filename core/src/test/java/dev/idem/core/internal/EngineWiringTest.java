@@ -5,7 +5,6 @@ import dev.idem.core.IdemSettings;
 import dev.idem.core.IdempotencyPolicy;
 import dev.idem.core.InMemoryIdempotencyStore;
 import dev.idem.core.internal.call.LeaseHeartbeat;
-import dev.idem.core.internal.plan.InstrumentedTypes;
 import dev.idem.core.internal.plan.OperationPlan;
 import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
@@ -98,16 +97,5 @@ class EngineWiringTest {
         new EngineCore(IdemSettings.ofDefaults(), scheduler, getClass().getClassLoader()).close();
         assertEquals(1, cancelled.get());
         assertEquals(1, shutDown.get());
-    }
-
-    @Test
-    void instrumentedTypesAreKnownByName() {
-        class Instrumented {
-        }
-        class NotInstrumented {
-        }
-        InstrumentedTypes.add(Instrumented.class.getName());
-        assertTrue(InstrumentedTypes.contains(Instrumented.class));
-        assertFalse(InstrumentedTypes.contains(NotInstrumented.class));
     }
 }

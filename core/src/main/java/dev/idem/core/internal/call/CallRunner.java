@@ -70,9 +70,6 @@ import java.util.concurrent.TimeoutException;
  * execution's stage and releases the key. It can deadlock nothing for longer than that.
  */
 public final class CallRunner implements AutoCloseable {
-    /** The longest key encoding {@link #replayKept} derives; a longer one is left to the full path. */
-    static final int KEPT_LOOKUP_ENCODING_LIMIT = 1024;
-
     private final Clock clock;
     private final Events events;
     private final InFlightCalls inFlight = new InFlightCalls();
@@ -108,21 +105,18 @@ public final class CallRunner implements AutoCloseable {
         byte[] payload;
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
         try {
-            byte[] handedPayload = null;
-            if (encoder.takeHandOff(plan, args)) { // replayKept derived this call's key a moment ago
-                key = plan.callKey(encoder.handedScope(), encoder.handedHi(), encoder.handedLo());
-                handedPayload = encoder.handedPayload();
-            } else {
-                key = plan.identify(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
-            }
-            LocalResults.Entry hit = local.lookup(plan.id, key);
+            // The key is written into the encoder's probe first: a replay of a kept result (the hot path) makes
+            // no key object; any other call makes its key from the probe.
+            CallKey.Probe probe = plan.probe(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
+            LocalResults.Entry hit = local.lookup(plan.id, probe);
             if (hit != null) {
                 if (!storedBySamePayload(plan, hit, encoder, args)) {
-                    throw conflict(plan, key.toString());
+                    throw conflict(plan, probe.toKey().toString());
                 }
-                return replayed(plan, key, hit);
+                return replayed(plan, probe, hit);
             }
-            payload = handedPayload != null ? handedPayload : plan.payloadDigest(encoder, args);
+            key = probe.toKey();
+            payload = plan.payloadDigest(encoder, args);
         } finally {
             encoder.release();
         }
@@ -160,50 +154,6 @@ public final class CallRunner implements AutoCloseable {
                 return outcome.value;
             }
             // The leader was interrupted or hit an Error: that is its own business. Run the call again.
-        }
-    }
-
-    /**
-     * The result of a call with {@code args} answered from this engine's local results, as {@link #run} would
-     * answer it, or {@code notKept} whenever anything else applies: no entry, an entry of another plan, expired or
-     * past its window on the clock read now, another payload (a conflict, which {@code run} reports), or a failure
-     * to derive the key (which {@code run} reports). A kept result is announced as {@code run} announces it (a
-     * {@code REPLAYED} event). Allocates nothing when it answers (except a completed future for a method returning
-     * one, as {@code run} does), and never throws: the caller then calls {@code run}, which decides everything.
-     * Arguments whose key encoding passes {@value #KEPT_LOOKUP_ENCODING_LIMIT} bytes are not looked up here.
-     *
-     * <p>The order is {@code run}'s: a kept result is answered before the re-entry and in-flight checks, which never
-     * apply to a key with a current result (an execution's key is kept only once it has finished).
-     */
-    public Object replayKept(OperationPlan plan, Object[] args, Object notKept) {
-        CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        try {
-            return replayKept(plan, encoder, args, notKept);
-        } finally {
-            encoder.release();
-        }
-    }
-
-    /** {@link #replayKept(OperationPlan, Object[], Object)} on the caller's encoder, which the caller releases. */
-    public Object replayKept(OperationPlan plan, CanonicalEncoder encoder, Object[] args, Object notKept) {
-        try {
-            // A call that is not kept derives its key again on the full path: bounding this first encoding keeps
-            // that second derivation cheap whatever the arguments (a 10 MB prompt is encoded and hashed once, by
-            // the full path, which also answers a kept result of such a call).
-            encoder.limitTo(KEPT_LOOKUP_ENCODING_LIMIT);
-            CallKey.Probe key = plan.probe(encoder, args, plan.keyDependsOnTime() ? clock.millis() : 0L);
-            LocalResults.Entry hit = local.lookup(plan.id, key);
-            if (hit == null) {
-                if (!plan.keyDependsOnTime()) {
-                    // The full path follows at once on this thread: hand it the key so it is not derived again.
-                    encoder.handOff(plan, args, key.scope(), key.hi(), key.lo(),
-                            plan.payloadSameAsKey ? plan.payloadDigest(encoder, args) : null);
-                }
-                return notKept;
-            }
-            return storedBySamePayload(plan, hit, encoder, args) ? replayed(plan, key, hit) : notKept;
-        } catch (RuntimeException e) {
-            return notKept; // the full path derives the key again and reports what went wrong, as it always has
         }
     }
 

@@ -109,26 +109,6 @@ public final class CanonicalEncoder {
     private int limit = Integer.MAX_VALUE;
     /** {@code min(buffer.length, limit)}: what {@link #ensure} compares with, so the bound costs no extra test. */
     private int capacity = 256;
-    /** How often this encoder was acquired: a hand-off is for the use right after the one that left it. */
-    private long uses;
-    /** The use that left the hand-off ({@link #handOff}), or a value no use has. */
-    private long handOffUse = -2;
-    private Object handOffOwner;
-    private Object[] handOffArgs = new Object[0];
-    private int handOffCount;
-    private String handOffScope;
-    private long handOffHi;
-    private long handOffLo;
-    private byte[] handOffPayload;
-    private boolean handOffTaken;
-    /**
-     * The thread's last lookup by identity ({@link #memo(Object, Object)}): an engine's plan of the method called
-     * last, so a run of calls of one method skips finding it. Not an argument of a call, so release keeps it; the
-     * encoder is held weakly, so what it names is not pinned either.
-     */
-    private Object memoOwner;
-    private Object memoKey;
-    private Object memoValue;
 
     private CanonicalEncoder() {
     }
@@ -144,7 +124,6 @@ public final class CanonicalEncoder {
             encoder = new CanonicalEncoder(); // a nested use: the outer encoding goes on undisturbed
         }
         encoder.inUse = true;
-        encoder.uses++;
         return encoder;
     }
 
@@ -184,9 +163,6 @@ public final class CanonicalEncoder {
         }
         limit = Integer.MAX_VALUE;
         capacity = buffer.length;
-        if (handOffOwner != null && (handOffTaken || handOffUse != uses)) {
-            dropHandOff(); // the use it was left for has ended, taken or not
-        }
         inUse = false;
     }
 
@@ -228,112 +204,6 @@ public final class CanonicalEncoder {
     public void limitTo(int maxBytes) {
         limit = maxBytes;
         capacity = Math.min(buffer.length, limit);
-    }
-
-    /**
-     * Leaves a derived key for the very next use of this encoder: a call that looked for a kept result and found
-     * none goes on at once to the full path, which then need not derive the same key again. {@code owner} is the
-     * plan, {@code args} the call's arguments (their references are copied, to be compared, and dropped when the
-     * next use ends, so they outlive the call by at most that), {@code payload} the payload's digest when it was
-     * derived with the key, else null. Not for keys that depend on the time.
-     */
-    public void handOff(Object owner, Object[] args, String scope, long hi, long lo, byte[] payload) {
-        if (handOffArgs.length < args.length) {
-            handOffArgs = new Object[Math.max(8, args.length)];
-        }
-        System.arraycopy(args, 0, handOffArgs, 0, args.length);
-        handOffCount = args.length;
-        handOffOwner = owner;
-        handOffScope = scope;
-        handOffHi = hi;
-        handOffLo = lo;
-        handOffPayload = payload;
-        handOffUse = uses;
-        handOffTaken = false;
-    }
-
-    /**
-     * Whether the use before this one left a key for {@code owner} and arguments that encode as {@code args} do
-     * (the same references, or equal strings and boxed primitives, which a front-end boxes once per advice). The
-     * key is then read with {@link #handedScope()}, {@link #handedHi()}, {@link #handedLo()} and
-     * {@link #handedPayload()} during this use. Either way the hand-off is spent.
-     */
-    public boolean takeHandOff(Object owner, Object[] args) {
-        if (handOffOwner == null) {
-            return false;
-        }
-        boolean matches = !handOffTaken && handOffUse == uses - 1 && handOffOwner == owner
-                && handOffCount == args.length;
-        for (int i = 0; matches && i < args.length; i++) {
-            matches = sameArgument(handOffArgs[i], args[i]);
-        }
-        if (matches) {
-            handOffTaken = true; // readable during this use, dropped when it ends
-        } else {
-            dropHandOff();
-        }
-        return matches;
-    }
-
-    public String handedScope() {
-        return handOffScope;
-    }
-
-    public long handedHi() {
-        return handOffHi;
-    }
-
-    public long handedLo() {
-        return handOffLo;
-    }
-
-    public byte[] handedPayload() {
-        return handOffPayload;
-    }
-
-    private void dropHandOff() {
-        Arrays.fill(handOffArgs, 0, handOffCount, null);
-        handOffCount = 0;
-        handOffOwner = null;
-        handOffScope = null;
-        handOffPayload = null;
-        handOffUse = -2;
-        handOffTaken = false;
-    }
-
-    /** Whether no reference of a hand-off is held (for tests). */
-    boolean holdsNoHandOff() {
-        return handOffOwner == null && handOffScope == null
-                && Arrays.stream(handOffArgs).allMatch(java.util.Objects::isNull);
-    }
-
-    /** Values that encode alike: the same reference, or immutable values of one class that are equal. */
-    private static boolean sameArgument(Object handed, Object now) {
-        if (handed == now) {
-            return true;
-        }
-        if (handed == null || now == null || handed.getClass() != now.getClass()) {
-            return false;
-        }
-        Class<?> type = handed.getClass();
-        return (type == String.class || type == Integer.class || type == Long.class || type == Boolean.class
-                || type == Double.class || type == Float.class || type == Short.class || type == Byte.class
-                || type == Character.class) && handed.equals(now);
-    }
-
-    /** What {@link #memo(Object, Object, Object)} recorded for exactly {@code owner} and {@code key}, or null. */
-    public Object memo(Object owner, Object key) {
-        return memoOwner == owner && memoKey == key ? memoValue : null;
-    }
-
-    /**
-     * Records {@code value} as what {@code owner} answers for {@code key} (both compared by identity), replacing
-     * the last record. For answers that never change for the same owner and key.
-     */
-    public void memo(Object owner, Object key, Object value) {
-        memoOwner = owner;
-        memoKey = key;
-        memoValue = value;
     }
 
     /** This encoder's probe: a key to look a result up with, valid until this encoder is released. */

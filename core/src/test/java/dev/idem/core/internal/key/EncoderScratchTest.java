@@ -208,29 +208,6 @@ class EncoderScratchTest {
     }
 
     @Test
-    void theMemoAnswersOnlyItsOwnerAndKeyByIdentityAndOutlivesRelease() {
-        Object owner = new Object();
-        String key = new String("method");
-        Object value = new Object();
-        CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        try {
-            encoder.memo(owner, key, value);
-        } finally {
-            encoder.release();
-        }
-
-        CanonicalEncoder again = CanonicalEncoder.acquire();
-        try {
-            assertEquals(encoder, again, "the thread's encoder is reused");
-            assertSame(value, again.memo(owner, key));
-            assertNull(again.memo(new Object(), key), "another owner (another engine)");
-            assertNull(again.memo(owner, new String("method")), "an equal but other key");
-        } finally {
-            again.release();
-        }
-    }
-
-    @Test
     void anEncodingPastItsBoundStopsBeforeWritingPastItAndReleaseLiftsTheBound() {
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
         int before = encoder.buffer().length;
@@ -247,53 +224,6 @@ class EncoderScratchTest {
             assertTrue(next.length() > 10_000, "the next use is unbounded");
         } finally {
             next.release();
-        }
-    }
-
-    @Test
-    void aHandOffIsForTheNextUseOnlyMatchesItsArgumentsAndIsDroppedWhenThatUseEnds() {
-        Object plan = new Object();
-        Object argument = new Object();
-        CanonicalEncoder first = CanonicalEncoder.acquire();
-        first.handOff(plan, new Object[] {argument, 20261129, "rust"}, "scope", 1, 2, null);
-        first.release();
-        assertFalse(first.holdsNoHandOff(), "kept for the use that follows at once");
-
-        CanonicalEncoder next = CanonicalEncoder.acquire();
-        try {
-            // boxed again and an equal string: a front-end's second advice binds the same values anew
-            assertTrue(next.takeHandOff(plan, new Object[] {argument, Integer.valueOf(20261129), new String("rust")}));
-            assertEquals("scope", next.handedScope());
-            assertEquals(1, next.handedHi());
-            assertEquals(2, next.handedLo());
-            assertFalse(next.takeHandOff(plan, new Object[] {argument, 20261129, "rust"}), "spent once taken");
-        } finally {
-            next.release();
-        }
-        assertTrue(next.holdsNoHandOff(), "no reference to the arguments outlives the use that took it");
-
-        CanonicalEncoder again = CanonicalEncoder.acquire();
-        again.handOff(plan, new Object[] {argument}, "scope", 1, 2, null);
-        again.release();
-        CanonicalEncoder other = CanonicalEncoder.acquire();
-        try {
-            assertFalse(other.takeHandOff(plan, new Object[] {new Object()}), "other arguments");
-        } finally {
-            other.release();
-        }
-        assertTrue(other.holdsNoHandOff());
-
-        CanonicalEncoder left = CanonicalEncoder.acquire();
-        left.handOff(plan, new Object[] {argument}, "scope", 1, 2, null);
-        left.release();
-        CanonicalEncoder between = CanonicalEncoder.acquire(); // another use that takes nothing
-        between.release();
-        assertTrue(between.holdsNoHandOff(), "dropped when the use it was left for ended without taking it");
-        CanonicalEncoder late = CanonicalEncoder.acquire();
-        try {
-            assertFalse(late.takeHandOff(plan, new Object[] {argument}));
-        } finally {
-            late.release();
         }
     }
 }

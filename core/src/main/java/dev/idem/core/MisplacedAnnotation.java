@@ -1,9 +1,9 @@
-package dev.idem.core.internal.plan;
+package dev.idem.core;
 
 /**
  * The words for {@code @Idempotent} where no weaver or agent can apply it, shared by every mode so they give one
- * answer: the build check and {@code WeavingCheck} (from reflection) and the agent (from a class being loaded).
- * Not API.
+ * answer: the build check and {@link WeavingCheck} (from reflection) and a front-end that reads a class being
+ * loaded (the agent), which names the method as {@link MethodNames#describe} does.
  */
 public final class MisplacedAnnotation {
     private MisplacedAnnotation() {
@@ -12,6 +12,7 @@ public final class MisplacedAnnotation {
     /**
      * @param method      the abstract method, as {@link MethodNames#describe} names it
      * @param inInterface whether an interface declares it (else an abstract class)
+     * @return the problem, with what to do instead
      */
     public static String onAbstractMethod(String method, boolean inInterface) {
         return method + " is annotated @Idempotent but is abstract (declared by " + (inInterface ? "an interface"
@@ -23,6 +24,7 @@ public final class MisplacedAnnotation {
     /**
      * @param method   the implementing method, as {@link MethodNames#describe} names it
      * @param declared the annotated abstract method it implements, named the same way
+     * @return the problem, with what to do instead
      */
     public static String onUnannotatedImplementation(String method, String declared) {
         return method + " implements " + declared + ", which is annotated @Idempotent, but is not annotated itself,"
