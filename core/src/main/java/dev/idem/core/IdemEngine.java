@@ -33,7 +33,7 @@ public final class IdemEngine implements AutoCloseable {
         this.core = new EngineCore(settings, settings.heartbeatScheduler(),
                 loader != null ? loader : IdemEngine.class.getClassLoader(), settings.retryRandom(),
                 settings.retryTimer());
-        this.advisor = method -> new PlannedMethod(this, method, core, core.plan(method));
+        this.advisor = method -> new PlannedMethod(method, core, core.plan(method));
     }
 
     /**

@@ -5,23 +5,22 @@ import dev.idem.core.internal.plan.OperationPlan;
 
 import java.lang.reflect.Method;
 
-/** An {@link IdempotentMethod} planned in one engine: its plan, and the engine's call path. */
+/**
+ * An {@link IdempotentMethod} planned in one engine: its plan, and the engine's call path.
+ *
+ * <p>It holds the engine's parts, never the {@link IdemEngine} itself: the engine keeps its handles in a
+ * {@code ClassValue} whose entries live in the application's classes, and an entry whose value held its own
+ * {@code ClassValue}'s engine would keep every closed engine reachable for as long as those classes live.
+ */
 final class PlannedMethod implements IdempotentMethod {
-    private final IdemEngine engine;
     private final Method method;
     private final EngineCore core;
     private final OperationPlan plan;
 
-    PlannedMethod(IdemEngine engine, Method method, EngineCore core, OperationPlan plan) {
-        this.engine = engine;
+    PlannedMethod(Method method, EngineCore core, OperationPlan plan) {
         this.method = method;
         this.core = core;
         this.plan = plan;
-    }
-
-    /** The engine this handle was planned in. */
-    IdemEngine engine() {
-        return engine;
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.idem.Idempotent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Method;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -72,5 +73,21 @@ class ProcessEngineHandleTest {
                     () -> handle.call(new Object[] {"x"}, () -> service.unannotated("x")));
             assertTrue(e.getMessage().contains("unannotated"), e.getMessage());
         }
+    }
+
+    @Test
+    void aClosedEngineIsNotKeptReachableByTheHandlesItMadeForLivingClasses() throws Throwable {
+        WeakReference<IdemEngine> closed = adviseCallAndClose();
+
+        // The engine keeps its handles in a ClassValue whose entries live in Service's class, which lives on.
+        ClassLoading.assertCollected(closed, "an engine closed and dropped after advising a method");
+    }
+
+    private WeakReference<IdemEngine> adviseCallAndClose() throws Throwable {
+        IdemEngine engine = IdemEngine.create(IdemSettings.custom().namespace("dropped").build());
+        try (engine) {
+            call(engine.advise(Service.class.getDeclaredMethod("generate", String.class)), "go");
+        }
+        return new WeakReference<>(engine);
     }
 }
