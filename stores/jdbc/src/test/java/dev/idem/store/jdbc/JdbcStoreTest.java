@@ -64,7 +64,7 @@ class JdbcStoreTest {
         String[] keys = {"idem:a:b:1", "idem:a:b:2", "idem:a:b:2", "idem:a:b:1", new String("idem:a:b:1"), "", "é€"};
         for (String key : keys) {
             byte[] expected = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-            assertArrayEquals(expected, JdbcIdempotencyStore.hash(key), key);
+            assertArrayEquals(expected, KeyHashes.of(key), key);
         }
     }
 
@@ -149,6 +149,22 @@ class JdbcStoreTest {
         IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
                 () -> JdbcIdempotencyStore.builder(URL).table(table).build());
         assertTrue(e.getMessage().contains("table " + table + " is missing"), e.getMessage());
+        assertTrue(e.getMessage().contains("the DDL in docs/jdbc-store.md (or the resource dev/idem/store/jdbc/h2.sql)"),
+                e.getMessage());
+        assertTrue(e.getMessage().contains("idem.jdbc.createTable=true"), e.getMessage());
+    }
+
+    @Test
+    void aMissingTokenCounterIsNamedAtStartWithTheWayToCreateIt() throws Exception {
+        String table = table();
+        JdbcIdempotencyStore.builder(URL).table(table).createTable(true).build().close();
+        execute("DROP SEQUENCE " + table + "_tokens");
+        IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
+                () -> JdbcIdempotencyStore.builder(URL).table(table).build());
+        assertTrue(e.getMessage().startsWith("jdbc store: the fencing-token counter " + table + "_tokens of table "
+                + table + " is missing or unusable"), e.getMessage());
+        assertTrue(e.getMessage().contains("the DDL in docs/jdbc-store.md (or the resource dev/idem/store/jdbc/h2.sql)"),
+                e.getMessage());
         assertTrue(e.getMessage().contains("idem.jdbc.createTable=true"), e.getMessage());
     }
 
