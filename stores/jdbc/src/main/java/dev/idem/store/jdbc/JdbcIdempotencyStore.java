@@ -23,6 +23,9 @@ import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
+// The store is its builder and the IdempotencyStore methods, each run on a connection of StoreConnections: a claim is
+// the database's ClaimStrategy (PostgresqlClaims; OptimisticClaims on MariaDB, H2 and SQLite), every other statement
+// is RecordStatements', and TableShape and TokenCounter check the table at start.
 /**
  * An {@link IdempotencyStore} over one SQL table, shared by every process that uses the database: PostgreSQL,
  * MariaDB (10.3+), SQLite or H2, detected from the database's metadata.
