@@ -112,7 +112,8 @@ class JdbcStoreTest {
         assertTrue(bad.getMessage().contains("idem.jdbc.sweepInterval = \"5x\""), bad.getMessage());
         assertThrows(IdempotencyConfigurationException.class,
                 () -> JdbcIdempotencyStore.builder(URL).sweepInterval(Duration.ZERO));
-        assertThrows(IdempotencyConfigurationException.class, () -> JdbcIdempotencyStore.builder(URL).sweepBatchSize(0));
+        assertThrows(IdempotencyConfigurationException.class,
+                () -> JdbcIdempotencyStore.builder(URL).sweepBatchSize(0));
     }
 
     @Test
@@ -143,14 +144,17 @@ class JdbcStoreTest {
         JdbcIdempotencyStore.builder(URL).table("x".repeat(56)); // x..._tokens is still an identifier (63)
     }
 
+    /** Where the start-up errors of a missing table or token counter send an operator for the DDL. */
+    private static final String WHERE_THE_DDL_IS = "the DDL in docs/jdbc-store.md (or the resource"
+            + " dev/idem/store/jdbc/h2.sql)";
+
     @Test
     void aMissingTableIsNamedAtStartWithTheWayToCreateIt() {
         String table = table();
         IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
                 () -> JdbcIdempotencyStore.builder(URL).table(table).build());
         assertTrue(e.getMessage().contains("table " + table + " is missing"), e.getMessage());
-        assertTrue(e.getMessage().contains("the DDL in docs/jdbc-store.md (or the resource dev/idem/store/jdbc/h2.sql)"),
-                e.getMessage());
+        assertTrue(e.getMessage().contains(WHERE_THE_DDL_IS), e.getMessage());
         assertTrue(e.getMessage().contains("idem.jdbc.createTable=true"), e.getMessage());
     }
 
@@ -163,8 +167,7 @@ class JdbcStoreTest {
                 () -> JdbcIdempotencyStore.builder(URL).table(table).build());
         assertTrue(e.getMessage().startsWith("jdbc store: the fencing-token counter " + table + "_tokens of table "
                 + table + " is missing or unusable"), e.getMessage());
-        assertTrue(e.getMessage().contains("the DDL in docs/jdbc-store.md (or the resource dev/idem/store/jdbc/h2.sql)"),
-                e.getMessage());
+        assertTrue(e.getMessage().contains(WHERE_THE_DDL_IS), e.getMessage());
         assertTrue(e.getMessage().contains("idem.jdbc.createTable=true"), e.getMessage());
     }
 
