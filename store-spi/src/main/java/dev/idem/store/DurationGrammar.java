@@ -1,7 +1,11 @@
 package dev.idem.store;
 
+import dev.idem.IdempotencyConfigurationException;
+import jakarta.annotation.Nullable;
+
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Objects;
 
 /**
  * The one way Idem reads a duration from text, alike for the annotations' attributes, the engine's settings and every
@@ -46,6 +50,30 @@ public final class DurationGrammar {
         } catch (ArithmeticException e) { // also 15 digits of days, which overflow Duration's seconds
             throw new IllegalArgumentException("\"" + text + "\" is too long a duration (more than "
                     + Long.MAX_VALUE + " ms)", e);
+        }
+    }
+
+    /**
+     * The duration a configuration property is set to, for a reader of properties (a store's provider): as
+     * {@link #parse}, with a refusal that names the property.
+     *
+     * @param property     the property's full name, such as {@code idem.redis.timeout}
+     * @param text         the property's text
+     * @param alsoAccepted what else the property takes that the caller reads before calling this, such as
+     *                     {@code off}, for the message; null when nothing else
+     * @return the duration, never negative
+     * @throws IdempotencyConfigurationException when {@code text} is not of the grammar: {@code <property> =
+     *                                           "<text>": } then {@link #parse}'s message, then {@code , or
+     *                                           <alsoAccepted>} when given
+     * @throws NullPointerException              when {@code property} or {@code text} is null
+     */
+    public static Duration parseProperty(String property, String text, @Nullable String alsoAccepted) {
+        Objects.requireNonNull(property, "property");
+        try {
+            return parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IdempotencyConfigurationException(property + " = \"" + text + "\": " + e.getMessage()
+                    + (alsoAccepted == null ? "" : ", or " + alsoAccepted), e);
         }
     }
 

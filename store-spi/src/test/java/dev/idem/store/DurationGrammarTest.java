@@ -1,5 +1,6 @@
 package dev.idem.store;
 
+import dev.idem.IdempotencyConfigurationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -62,5 +63,29 @@ class DurationGrammarTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DurationGrammar.parse("PT-0.001S"));
         assertTrue(e.getMessage().startsWith("\"PT-0.001S\""), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"5m, 300000", "' 2s ', 2000", "PT3S, 3000"})
+    void aPropertyTakesWhatTheGrammarTakes(String text, long millis) {
+        assertEquals(Duration.ofMillis(millis), DurationGrammar.parseProperty("idem.x.timeout", text, null));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"5x", "", "-5s", "999999999999999d"})
+    void aPropertysRefusalNamesThePropertyAndTheTextThenTheGrammarsReason(String text) {
+        String grammar = assertThrows(IllegalArgumentException.class, () -> DurationGrammar.parse(text)).getMessage();
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> DurationGrammar.parseProperty("idem.x.timeout", text, null));
+        assertEquals("idem.x.timeout = \"" + text + "\": " + grammar, e.getMessage());
+        assertTrue(e.getCause() instanceof IllegalArgumentException, String.valueOf(e.getCause()));
+    }
+
+    @Test
+    void aPropertysRefusalEndsWithWhatElseItAccepts() {
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> DurationGrammar.parseProperty("idem.x.interval", "5x", "off"));
+        assertEquals("idem.x.interval = \"5x\": \"5x\" is not a duration; write 250ms, 10s, 5m, 1h, 1d or"
+                + " ISO-8601 such as PT5M, or off", e.getMessage());
     }
 }

@@ -9,7 +9,7 @@ import java.sql.SQLException;
  * to its pool: a pool whose connections start in manual-commit mode gets them back so.
  *
  * <p>Only for a connection that holds no one's transaction: switching auto-commit on commits whatever is pending. The
- * store refuses a connection in manual-commit mode before it gets here ({@link JdbcIdempotencyStore#requireOwn}),
+ * store refuses a connection in manual-commit mode before it gets here ({@link StoreConnections#requireOwn}),
  * unless its builder declared that the data source's connections start so.
  */
 final class AutoCommitScope implements AutoCloseable {

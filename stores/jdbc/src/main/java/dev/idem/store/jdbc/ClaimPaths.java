@@ -11,15 +11,13 @@ package dev.idem.store.jdbc;
  * the read, the union and the common table expressions cost the server CPU even when the key is new. A plain
  * {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} is the least a first call can send; on a key that has a row it
  * writes nothing either (the conflict is found before any tuple is written, and waits only on a transaction that is
- * writing the row), but the row must then be read by a second statement. Measured on this project's benchmark
- * machine (2 cores shared by the client and PostgreSQL, 32 threads, new keys), the read-first claim reached 0.69 of
- * the throughput of a bare insert and update of the same row, the insert-first claim 0.85 and 0.98 (the medians of
- * two runs of {@code JdbcReport}).
+ * writing the row), but the row must then be read by a second statement. With new keys the insert-first claim comes
+ * nearer a bare insert and update of the same row than the read-first claim does (docs/benchmarks.md).
  *
  * <p>So when traffic is made of new keys (an HTTP {@code Idempotency-Key} on every request) the claim inserts first,
  * and when it is made of repeats (retries, replays, duplicates of a running job) it reads first, and a replay stays
- * one round trip. A wrong guess costs one round trip (insert first on a key that has a row), or a few microseconds of
- * the server's CPU (read first on a new key), never a wrong answer: both paths decide the same claims.
+ * one round trip. A wrong guess costs one round trip (insert first on a key that has a row), or some of the server's
+ * CPU (read first on a new key), never a wrong answer: both paths decide the same claims.
  *
  * <h2>The estimate</h2>
  * An exponentially weighted share of recent claims that found their key absent, each claim weighing 1/16, in fixed

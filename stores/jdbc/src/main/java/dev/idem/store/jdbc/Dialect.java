@@ -22,11 +22,11 @@ import java.util.stream.Collectors;
  * database keeps the sweeper out of that gap is {@link #sweepsAfterAMargin}'s and {@link #deleteBatch}'s concern.
  */
 enum Dialect {
-    // date_part returns a float8, which PostgreSQL computes and multiplies several times faster than EXTRACT's
-    // numeric (since PostgreSQL 14: about 0.3 µs less per use, four uses per fresh call); floor keeps the truncation
-    // of the other dialects, so a stored time is never ahead of the server's clock. A float8 holds today's epoch
-    // seconds to about a quarter of a microsecond, so a time that falls exactly on a millisecond may read one
-    // millisecond low, never high (the TCK allows server-clock stores far more).
+    // date_part returns a float8, which PostgreSQL computes and multiplies faster than EXTRACT's numeric (a numeric
+    // since PostgreSQL 14; docs/benchmarks.md has the measurement); floor keeps the truncation of the other dialects,
+    // so a stored time is never ahead of the server's clock. A float8 holds today's epoch seconds to about a quarter
+    // of a microsecond, so a time that falls exactly on a millisecond may read one millisecond low, never high (the
+    // TCK allows server-clock stores far more).
     // statement_timestamp(), not now(): now() is the start of the transaction, which in the transactional mode may be
     // the application's and as old as it likes.
     POSTGRESQL("postgresql.sql", "CAST(floor(date_part('epoch', statement_timestamp()) * 1000) AS BIGINT)",
@@ -140,8 +140,8 @@ enum Dialect {
         }
         if (this == POSTGRESQL) {
             // Each row is deleted only holding its key's lock, taken by a claim that inserts the key's row before it
-            // draws the token (JdbcIdempotencyStore.PG_KEY_LOCKED): a row a claim is inserting over is left for the
-            // next sweep. Locks are tried only on the batch's rows, so a sweep holds at most a batch of them.
+            // draws the token (PostgresqlClaimStatements.PG_KEY_LOCKED): a row a claim is inserting over is left for
+            // the next sweep. Locks are tried only on the batch's rows, so a sweep holds at most a batch of them.
             return "DELETE FROM " + table + " WHERE " + condition + " AND key_hash IN (SELECT key_hash FROM"
                     + " (SELECT key_hash FROM " + table + " WHERE " + condition + " LIMIT ? FOR UPDATE SKIP LOCKED)"
                     + " AS batch WHERE pg_try_advisory_xact_lock(" + KEY_LOCK + "))";
@@ -157,7 +157,7 @@ enum Dialect {
 
     /**
      * The statements creating {@code table} and its token counter if they are missing, as shipped in the resource
-     * (and printed in the README).
+     * (and printed in docs/jdbc-store.md).
      */
     List<String> ddl(String table) {
         try (InputStream in = Dialect.class.getResourceAsStream(ddlResource)) {

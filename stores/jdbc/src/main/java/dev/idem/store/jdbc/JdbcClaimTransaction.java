@@ -30,7 +30,7 @@ import java.util.Optional;
  * ({@link JdbcTransactions#bindOwn}); {@link #commit} commits it, {@link #close} rolls back what was not committed,
  * unbinds it and returns the connection in the auto-commit mode and isolation it came in. A connection that may hold
  * the application's transaction (from a transaction-aware data source) is refused
- * ({@link JdbcIdempotencyStore#requireOwn}); a joined transaction's connection is never changed but by the savepoint.
+ * ({@link StoreConnections#requireOwn}); a joined transaction's connection is never changed but by the savepoint.
  *
  * <p><b>Waiting.</b> The claim waits on another transaction's lock of the key's row for at most the caller's wait,
  * through {@code lock_timeout} set for the claim alone ({@code set_config(..., true)}, put back afterwards), so the
@@ -66,21 +66,21 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
 
     /** A part of the transaction on {@code bound}, which its owner ends. */
     static JdbcClaimTransaction joining(JdbcIdempotencyStore store, Connection bound) {
-        store.requireOpen("join a transaction", "");
+        store.connections().requireOpen("join a transaction", "");
         try {
             return new JdbcClaimTransaction(store, bound, bound.setSavepoint(), null, -1, false);
         } catch (SQLException e) {
-            throw store.failure("join a transaction", "", e);
+            throw store.connections().failure("join a transaction", "", e);
         }
     }
 
     /** A transaction of the store's own on a connection of {@code dataSource}, bound to the thread until closed. */
     static JdbcClaimTransaction beginning(JdbcIdempotencyStore store, DataSource dataSource) {
-        store.requireOpen("begin a transaction", "");
+        store.connections().requireOpen("begin a transaction", "");
         Connection c = null;
         try {
-            c = store.connection("begin a transaction", "");
-            store.requireOwn(c, "begin a transaction", "");
+            c = store.connections().connection("begin a transaction", "");
+            store.connections().requireOwn(c, "begin a transaction", "");
             int isolation = c.getTransactionIsolation();
             if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
                 // A waiter's next statement must see what the holder committed; a stricter snapshot would not.
@@ -95,7 +95,7 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
             if (c != null) {
                 closeQuietly(c);
             }
-            throw store.failure("begin a transaction", "", e);
+            throw store.connections().failure("begin a transaction", "", e);
         }
     }
 
@@ -108,7 +108,7 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
     public Optional<ClaimOutcome> claim(ClaimRequest request, Duration lockWait) {
         Objects.requireNonNull(request, "request");
         key = request.key();
-        store.requireOpen("transactional claim", key);
+        store.connections().requireOpen("transactional claim", key);
         try {
             String previous = setting("SELECT current_setting('lock_timeout')", null);
             // 0 would mean "wait forever" to PostgreSQL: the shortest wait it takes is a millisecond.
@@ -126,7 +126,7 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
             setting("SELECT set_config('lock_timeout', ?, true)", previous);
             return Optional.of(outcome);
         } catch (SQLException e) {
-            throw store.failure("transactional claim", key, e);
+            throw store.connections().failure("transactional claim", key, e);
         }
     }
 
@@ -134,11 +134,11 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
     public boolean complete(String key, long fencingToken, byte[] result, Duration ttl) {
         Objects.requireNonNull(result, "result");
         Objects.requireNonNull(ttl, "ttl");
-        store.requireOpen("transactional complete", key);
+        store.connections().requireOpen("transactional complete", key);
         try {
             return store.finishOn(connection, RecordState.COMPLETED, key, fencingToken, result.clone(), ttl);
         } catch (SQLException e) {
-            throw store.failure("transactional complete", key, e);
+            throw store.connections().failure("transactional complete", key, e);
         }
     }
 
@@ -152,7 +152,7 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
             }
             settled = true;
         } catch (SQLException e) {
-            throw store.failure(savepoint != null ? "release of the savepoint"
+            throw store.connections().failure(savepoint != null ? "release of the savepoint"
                     : "commit (whether it applied is unknown; it applied whole or not at all)", key, e);
         }
     }

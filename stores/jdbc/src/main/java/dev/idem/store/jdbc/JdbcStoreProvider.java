@@ -69,22 +69,18 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
         }
         String sweep = properties.get(SWEEP_INTERVAL);
         if (sweep != null && !sweep.trim().equalsIgnoreCase("off")) {
-            builder.sweepInterval(duration(SWEEP_INTERVAL, sweep));
+            builder.sweepInterval(sweepInterval(sweep));
         }
         return builder.build();
     }
 
     /**
-     * The duration property {@code key} is set to, in the project's one grammar ({@link DurationGrammar}).
+     * The sweep interval {@code text} denotes, in the project's one grammar ({@link DurationGrammar}); the caller has
+     * read {@code off} already.
      *
-     * @throws IdempotencyConfigurationException naming the property, the text and the accepted forms
+     * @throws IdempotencyConfigurationException naming the property, the text, the accepted forms and {@code off}
      */
-    static Duration duration(String key, String text) {
-        try {
-            return DurationGrammar.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new IdempotencyConfigurationException("idem.jdbc." + key + " = \"" + text + "\": "
-                    + e.getMessage() + ", or off", e);
-        }
+    static Duration sweepInterval(String text) {
+        return DurationGrammar.parseProperty("idem.jdbc." + SWEEP_INTERVAL, text, "off");
     }
 }

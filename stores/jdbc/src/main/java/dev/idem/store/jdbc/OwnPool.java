@@ -56,7 +56,7 @@ final class OwnPool {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {
             String message = "jdbc store: cannot connect to " + redact(url) + ": " + e.getMessage();
-            if (JdbcIdempotencyStore.isConnectionLost(e)) {
+            if (SqlErrors.isConnectionLost(e)) {
                 throw new IdempotencyStoreUnreachableException(message, e);
             }
             throw new IdempotencyStoreException(message, e);

@@ -19,8 +19,8 @@ final class PostgresqlClaimStatements {
     }
 
     /**
-     * PostgreSQL's claim statement outside the transactional mode (the store's {@code claimReadingFirst}): {@code old}
-     * reads the key's row, {@code ins} inserts it only when there was none, so a replay draws no token and writes
+     * PostgreSQL's claim statement outside the transactional mode ({@link PostgresqlClaims}'s read-first claim): {@code
+     * old} reads the key's row, {@code ins} inserts it only when there was none, so a replay draws no token and writes
      * nothing. It returns the row as read with the database's now, or, for an insert, one row with the token in {@code
      * inserted}, or no row when the insert met a row a concurrent claim inserted. The token is drawn only for the row
      * it writes, holding the key's lock ({@link #PG_KEY_LOCKED}), which makes it larger than any the key had.
@@ -28,10 +28,10 @@ final class PostgresqlClaimStatements {
      * hash, owner, the time offset twice, the lease, the time offset.
      *
      * <p>The insert keeps {@code ON CONFLICT DO NOTHING} although {@code old} has just found the key absent. A plain
-     * insert is a few microseconds of the server's CPU cheaper per fresh call (no speculative insertion), but two
-     * first claims of one key that race (a herd of duplicates, the case Idem exists for) would then make the loser's
-     * statement fail on the primary key, and PostgreSQL logs every such failure as an {@code ERROR}: noise in the
-     * log that operators watch, for a loss that is expected.
+     * insert costs the server a little less CPU per fresh call (no speculative insertion), but two first claims of one
+     * key that race (a herd of duplicates, the case Idem exists for) would then make the loser's statement fail on the
+     * primary key, and PostgreSQL logs every such failure as an {@code ERROR}: noise in the log that operators watch,
+     * for a loss that is expected.
      */
     static String readingFirst(String table, String now, String nextToken) {
         // A row as read is reported with the statement's time (statement_timestamp()): reading it waits on nothing.
@@ -134,10 +134,10 @@ final class PostgresqlClaimStatements {
     }
 
     /**
-     * The statement of the store's {@code insertFirst}, a claim of a key expected to be new ({@link ClaimPaths}). The
-     * token is drawn holding the key's lock, as in {@link #readingFirst}, and the lock wait is set before that lock is
-     * taken. Parameters: the lock wait, the key's lock, the key hash, key, payload hash, owner, the time offset twice,
-     * the lease.
+     * The statement of {@link PostgresqlClaims}'s insert-first claim, a claim of a key expected to be new ({@link
+     * ClaimPaths}). The token is drawn holding the key's lock, as in {@link #readingFirst}, and the lock wait is set
+     * before that lock is taken. Parameters: the lock wait, the key's lock, the key hash, key, payload hash, owner, the
+     * time offset twice, the lease.
      */
     static String insertingFirst(String table, String now, String nextToken) {
         return "WITH waits AS (SELECT " + BOUNDED_LOCK_WAIT + " AS lock_timeout), " + PG_KEY_LOCKED_AFTER_WAITS
@@ -148,8 +148,8 @@ final class PostgresqlClaimStatements {
     }
 
     /**
-     * PostgreSQL's takeover of a row whose record the store's {@code claimReadingFirst} found claimable: applies only
-     * to the version read (token, state, lease), drawing the token as it writes, after that version was committed.
+     * PostgreSQL's takeover of a row whose record {@link PostgresqlClaims}'s read-first claim found claimable: applies
+     * only to the version read (token, state, lease), drawing the token as it writes, after that version was committed.
      * {@code locked} locks the row first, still that version, and the clock is read only then ({@code clock}): an
      * UPDATE computes its new values before it waits on a row lock (a transactional claim's, up to the lock wait), so a
      * lease stamped by it could count from before the wait, and be partly or wholly past once written. Holding the
@@ -172,9 +172,9 @@ final class PostgresqlClaimStatements {
     }
 
     /**
-     * PostgreSQL's claim statement in the transactional mode (the store's {@code claimLockingTheRow}). It draws the
-     * token only for the row it writes, after the row it replaces was read and locked as committed, or, when there was
-     * none, holding the key's lock ({@link #PG_KEY_LOCKED}), so it is larger than any the key had.
+     * PostgreSQL's claim statement in the transactional mode ({@link PostgresqlClaims#claimLockingTheRow}). It draws
+     * the token only for the row it writes, after the row it replaces was read and locked as committed, or, when there
+     * was none, holding the key's lock ({@link #PG_KEY_LOCKED}), so it is larger than any the key had.
      */
     static String locking(String table, String nextToken) {
         String claimable = "(old.state = '" + StoredRow.ABSENT + "'"

@@ -22,6 +22,14 @@ record StoredRow(String key, String state, String payloadHash, String owner, lon
     static final String COLUMNS = "idem_key, state, payload_hash, owner, fencing_token, started_at, "
             + "lease_until, completed_at, expires_at, result";
 
+    /**
+     * The read of a key's row with the store's now ({@code now}, an expression of one parameter). Parameters: the
+     * time offset, the key hash.
+     */
+    static String selectByKey(String table, String now) {
+        return "SELECT " + COLUMNS + ", " + now + " AS now_ms FROM " + table + " WHERE key_hash = ?";
+    }
+
     /** Reads the current row of {@code rs}, which selected the table's columns and {@code now_ms}. */
     static StoredRow read(ResultSet rs) throws SQLException {
         long completed = rs.getLong("completed_at");

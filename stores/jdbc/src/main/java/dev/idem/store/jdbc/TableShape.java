@@ -64,7 +64,7 @@ final class TableShape {
             }
         } catch (SQLException e) {
             throw new IdempotencyStoreException("jdbc store: table " + table + " is missing or unreadable ("
-                    + e.getMessage() + "); create it with the DDL in the README (or the resource "
+                    + e.getMessage() + "); create it with the DDL in docs/jdbc-store.md (or the resource "
                     + ddlResource(dialect) + "), or set idem.jdbc.createTable=true", e);
         }
         for (Map.Entry<String, Set<Integer>> column : COLUMNS.entrySet()) {

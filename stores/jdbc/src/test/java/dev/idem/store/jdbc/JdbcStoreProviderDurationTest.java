@@ -20,14 +20,14 @@ class JdbcStoreProviderDurationTest {
     @ParameterizedTest
     @MethodSource("dev.idem.core.DurationCases#accepted")
     void theSweepIntervalTakesAnAcceptedText(String text, Duration meant) {
-        assertEquals(meant, JdbcStoreProvider.duration(JdbcStoreProvider.SWEEP_INTERVAL, text));
+        assertEquals(meant, JdbcStoreProvider.sweepInterval(text));
     }
 
     @ParameterizedTest
     @MethodSource("dev.idem.core.DurationCases#refused")
     void theSweepIntervalRefusesARefusedTextNamingThePropertyAndTheAcceptedForms(String text) {
         IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
-                () -> JdbcStoreProvider.duration(JdbcStoreProvider.SWEEP_INTERVAL, text));
+                () -> JdbcStoreProvider.sweepInterval(text));
         DurationCases.assertRefusal(text, e.getMessage());
         String grammar = assertThrows(IllegalArgumentException.class, () -> DurationGrammar.parse(text)).getMessage();
         assertEquals("idem.jdbc.sweepInterval = \"" + text + "\": " + grammar + ", or off", e.getMessage());

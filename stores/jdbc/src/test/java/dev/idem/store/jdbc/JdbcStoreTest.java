@@ -64,7 +64,7 @@ class JdbcStoreTest {
         String[] keys = {"idem:a:b:1", "idem:a:b:2", "idem:a:b:2", "idem:a:b:1", new String("idem:a:b:1"), "", "é€"};
         for (String key : keys) {
             byte[] expected = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-            assertArrayEquals(expected, JdbcIdempotencyStore.hash(key), key);
+            assertArrayEquals(expected, KeyHashes.of(key), key);
         }
     }
 
@@ -112,7 +112,8 @@ class JdbcStoreTest {
         assertTrue(bad.getMessage().contains("idem.jdbc.sweepInterval = \"5x\""), bad.getMessage());
         assertThrows(IdempotencyConfigurationException.class,
                 () -> JdbcIdempotencyStore.builder(URL).sweepInterval(Duration.ZERO));
-        assertThrows(IdempotencyConfigurationException.class, () -> JdbcIdempotencyStore.builder(URL).sweepBatchSize(0));
+        assertThrows(IdempotencyConfigurationException.class,
+                () -> JdbcIdempotencyStore.builder(URL).sweepBatchSize(0));
     }
 
     @Test
@@ -143,12 +144,30 @@ class JdbcStoreTest {
         JdbcIdempotencyStore.builder(URL).table("x".repeat(56)); // x..._tokens is still an identifier (63)
     }
 
+    /** Where the start-up errors of a missing table or token counter send an operator for the DDL. */
+    private static final String WHERE_THE_DDL_IS = "the DDL in docs/jdbc-store.md (or the resource"
+            + " dev/idem/store/jdbc/h2.sql)";
+
     @Test
     void aMissingTableIsNamedAtStartWithTheWayToCreateIt() {
         String table = table();
         IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
                 () -> JdbcIdempotencyStore.builder(URL).table(table).build());
         assertTrue(e.getMessage().contains("table " + table + " is missing"), e.getMessage());
+        assertTrue(e.getMessage().contains(WHERE_THE_DDL_IS), e.getMessage());
+        assertTrue(e.getMessage().contains("idem.jdbc.createTable=true"), e.getMessage());
+    }
+
+    @Test
+    void aMissingTokenCounterIsNamedAtStartWithTheWayToCreateIt() throws Exception {
+        String table = table();
+        JdbcIdempotencyStore.builder(URL).table(table).createTable(true).build().close();
+        execute("DROP SEQUENCE " + table + "_tokens");
+        IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
+                () -> JdbcIdempotencyStore.builder(URL).table(table).build());
+        assertTrue(e.getMessage().startsWith("jdbc store: the fencing-token counter " + table + "_tokens of table "
+                + table + " is missing or unusable"), e.getMessage());
+        assertTrue(e.getMessage().contains(WHERE_THE_DDL_IS), e.getMessage());
         assertTrue(e.getMessage().contains("idem.jdbc.createTable=true"), e.getMessage());
     }
 

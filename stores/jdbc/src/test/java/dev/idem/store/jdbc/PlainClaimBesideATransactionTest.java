@@ -107,7 +107,7 @@ class PlainClaimBesideATransactionTest {
         assertEquals(RecordState.IN_PROGRESS, record.state());
         assertEquals(key, record.key());
         assertEquals("hash-plain", record.payloadHash(), "the caller's own: the holder's is not committed");
-        assertEquals(JdbcIdempotencyStore.HELD_BY_A_TRANSACTION, record.owner());
+        assertEquals(PostgresqlClaims.HELD_BY_A_TRANSACTION, record.owner());
         assertEquals(0, record.fencingToken(), "no claim's token");
         assertEquals(record.startedAt(), ((ClaimOutcome.Existing) outcome).storeTime());
     }

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Plain callers with {@code onInProgress = THROW} racing for one new key on PostgreSQL, each with its own payload,
  * claiming with the lock wait the engine gives them ({@link OperationPlan#MIN_LOCK_WAIT}): the losers wait on the
  * winner's one-statement commit, so each is answered with the winner's record (a payload conflict the engine can
- * tell), never with the stand-in for a transaction's hold ({@link JdbcIdempotencyStore#HELD_BY_A_TRANSACTION}, the
+ * tell), never with the stand-in for a transaction's hold ({@link PostgresqlClaims#HELD_BY_A_TRANSACTION}, the
  * loser's own payload hash). With a lock wait of a millisecond (the engine's before) losers got the stand-in.
  */
 class PostgresqlFreshKeyRaceTest {
@@ -88,7 +88,7 @@ class PostgresqlFreshKeyRaceTest {
             }
             assertNotEquals(null, winner, "a winner of key " + key);
             for (IdempotencyRecord record : seen) {
-                if (JdbcIdempotencyStore.HELD_BY_A_TRANSACTION.equals(record.owner())) {
+                if (PostgresqlClaims.HELD_BY_A_TRANSACTION.equals(record.owner())) {
                     standIns.add(key + " (" + record.payloadHash() + ")");
                 } else {
                     assertEquals(winner, record.payloadHash(), "the winner's record");

@@ -88,7 +88,7 @@ class PostgresqlKeyLockTest {
         JdbcIdempotencyStore store = store(path == Path.INSERT_FIRST ? ClaimPaths.Start.INSERT_FIRST
                 : ClaimPaths.Start.READ_FIRST);
         String key = key();
-        long lock = PostgresqlClaimStatements.keyLock(JdbcIdempotencyStore.hash(key));
+        long lock = PostgresqlClaimStatements.keyLock(KeyHashes.of(key));
         holdTheLock(lock);
         long drawnBefore = lastTokenDrawn();
 
@@ -111,7 +111,7 @@ class PostgresqlKeyLockTest {
         String key = key();
         long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
         assertTrue(store.complete(key, token, new byte[] {1}, Duration.ofHours(1)));
-        holdTheLock(PostgresqlClaimStatements.keyLock(JdbcIdempotencyStore.hash(key)));
+        holdTheLock(PostgresqlClaimStatements.keyLock(KeyHashes.of(key)));
 
         Future<ClaimOutcome> replay = caller.submit(() -> store.claim(request(key)));
 
@@ -125,7 +125,7 @@ class PostgresqlKeyLockTest {
         String key = key();
         long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
         assertTrue(store.release(key, token));
-        holdTheLock(PostgresqlClaimStatements.keyLock(JdbcIdempotencyStore.hash(key)));
+        holdTheLock(PostgresqlClaimStatements.keyLock(KeyHashes.of(key)));
 
         assertEquals(0, store.deleteExpiredBatch(), "a row whose key's lock is held is not deleted");
         assertTrue(rowExists(key));
@@ -178,7 +178,7 @@ class PostgresqlKeyLockTest {
     private boolean rowExists(String key) throws SQLException {
         try (Connection c = DriverManager.getConnection(url);
              PreparedStatement ps = c.prepareStatement("SELECT 1 FROM " + table + " WHERE key_hash = ?")) {
-            ps.setBytes(1, JdbcIdempotencyStore.hash(key));
+            ps.setBytes(1, KeyHashes.of(key));
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next();
             }

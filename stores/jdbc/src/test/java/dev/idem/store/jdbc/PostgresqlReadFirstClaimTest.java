@@ -84,7 +84,7 @@ class PostgresqlReadFirstClaimTest {
     private void lockRow(String key) throws SQLException {
         try (PreparedStatement ps = holder.prepareStatement("SELECT state FROM " + table
                 + " WHERE key_hash = ? FOR UPDATE")) {
-            ps.setBytes(1, JdbcIdempotencyStore.hash(key));
+            ps.setBytes(1, KeyHashes.of(key));
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next(), "the key has a row to lock");
             }
@@ -96,7 +96,7 @@ class PostgresqlReadFirstClaimTest {
         try (Connection c = DriverManager.getConnection(url);
              PreparedStatement ps = c.prepareStatement("SELECT xmax::text::bigint FROM " + table
                      + " WHERE key_hash = ?")) {
-            ps.setBytes(1, JdbcIdempotencyStore.hash(key));
+            ps.setBytes(1, KeyHashes.of(key));
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next());
                 return rs.getLong(1);
@@ -202,7 +202,7 @@ class PostgresqlReadFirstClaimTest {
                 + " payload_hash, owner, fencing_token, started_at, lease_until) VALUES (?, ?, 'IN_PROGRESS', 'hash',"
                 + " 'holder', nextval('" + Dialect.tokens(table) + "'), 0, 9223372036854775000)"
                 + " RETURNING fencing_token")) {
-            ps.setBytes(1, JdbcIdempotencyStore.hash(key));
+            ps.setBytes(1, KeyHashes.of(key));
             ps.setString(2, key);
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next());

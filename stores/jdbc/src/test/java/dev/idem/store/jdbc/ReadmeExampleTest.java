@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * The README's transactional-mode example ({@link Payments}) run on PostgreSQL, in a schema of its own so that its
- * table names are the README's. Its method is called through the engine as woven advice would call it.
+ * The transactional-mode example of docs/jdbc-store.md ({@link Payments}) run on PostgreSQL, in a schema of its own
+ * so that its table names are the example's. Its method is called through the engine as woven advice would call it.
  */
 class ReadmeExampleTest {
     private final String schema = "idem_readme_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);

@@ -95,7 +95,7 @@ class SweeperTest {
     private boolean hasRow(String key) throws Exception {
         try (Connection c = DriverManager.getConnection(url);
              PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + table + " WHERE key_hash = ?")) {
-            ps.setBytes(1, JdbcIdempotencyStore.hash(key));
+            ps.setBytes(1, KeyHashes.of(key));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1) == 1;

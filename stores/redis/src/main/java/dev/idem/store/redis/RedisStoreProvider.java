@@ -58,7 +58,7 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
         }
         String timeout = properties.get(TIMEOUT);
         if (timeout != null) {
-            builder.timeout(duration(TIMEOUT, timeout));
+            builder.timeout(timeout(timeout));
         }
         String prefix = properties.get(PREFIX);
         if (prefix != null) {
@@ -76,16 +76,11 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
     }
 
     /**
-     * The duration property {@code key} is set to, in the project's one grammar ({@link DurationGrammar}).
+     * The command timeout {@code text} denotes, in the project's one grammar ({@link DurationGrammar}).
      *
      * @throws IdempotencyConfigurationException naming the property, the text and the accepted forms
      */
-    static Duration duration(String key, String text) {
-        try {
-            return DurationGrammar.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new IdempotencyConfigurationException("idem.redis." + key + " = \"" + text + "\": "
-                    + e.getMessage(), e);
-        }
+    static Duration timeout(String text) {
+        return DurationGrammar.parseProperty("idem.redis." + TIMEOUT, text, null);
     }
 }

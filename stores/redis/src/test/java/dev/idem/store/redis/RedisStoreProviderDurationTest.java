@@ -17,14 +17,14 @@ class RedisStoreProviderDurationTest {
     @ParameterizedTest
     @MethodSource("dev.idem.core.DurationCases#accepted")
     void theTimeoutTakesAnAcceptedText(String text, Duration meant) {
-        assertEquals(meant, RedisStoreProvider.duration(RedisStoreProvider.TIMEOUT, text));
+        assertEquals(meant, RedisStoreProvider.timeout(text));
     }
 
     @ParameterizedTest
     @MethodSource("dev.idem.core.DurationCases#refused")
     void theTimeoutRefusesARefusedTextNamingThePropertyAndTheAcceptedForms(String text) {
         IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
-                () -> RedisStoreProvider.duration(RedisStoreProvider.TIMEOUT, text));
+                () -> RedisStoreProvider.timeout(text));
         DurationCases.assertRefusal(text, e.getMessage());
         assertEquals("idem.redis.timeout = \"" + text + "\": "
                 + assertThrows(IllegalArgumentException.class, () -> DurationGrammar.parse(text)).getMessage(),

@@ -264,10 +264,10 @@ class RedisStoreTest {
 
     @Test
     void timeoutsAreReadInShortAndIsoForms() {
-        assertEquals(Duration.ofMillis(500), RedisStoreProvider.duration(RedisStoreProvider.TIMEOUT, "500ms"));
-        assertEquals(Duration.ofSeconds(2), RedisStoreProvider.duration(RedisStoreProvider.TIMEOUT, " 2s "));
-        assertEquals(Duration.ofMinutes(1), RedisStoreProvider.duration(RedisStoreProvider.TIMEOUT, "1m"));
-        assertEquals(Duration.ofSeconds(3), RedisStoreProvider.duration(RedisStoreProvider.TIMEOUT, "PT3S"));
+        assertEquals(Duration.ofMillis(500), RedisStoreProvider.timeout("500ms"));
+        assertEquals(Duration.ofSeconds(2), RedisStoreProvider.timeout(" 2s "));
+        assertEquals(Duration.ofMinutes(1), RedisStoreProvider.timeout("1m"));
+        assertEquals(Duration.ofSeconds(3), RedisStoreProvider.timeout("PT3S"));
     }
 
     @Test

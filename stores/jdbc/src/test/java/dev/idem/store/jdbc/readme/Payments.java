@@ -10,7 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
-/** The README's transactional-mode example, verbatim below the package line: it compiles here and a test runs it. */
+/** docs/jdbc-store.md's transactional-mode example, verbatim but for this comment: it compiles, and a test runs it. */
 public class Payments {
 
     /** One transaction with its claim and completion: Idem's own, or the caller's when it has joined one. */
