@@ -186,13 +186,13 @@ class CanonicalEncoderTest {
     @Test
     void theThreadsEncoderIsLentUntilReleasedAndANestedUseGetsAnotherOne() {
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        assertTrue(CanonicalEncoder.threadEncoderInUse());
+        assertTrue(PerThreadEncoder.isLent());
         CanonicalEncoder nested = CanonicalEncoder.acquire();
         assertFalse(nested == encoder, "a nested use gets an encoder of its own");
         nested.release();
-        assertTrue(CanonicalEncoder.threadEncoderInUse(), "releasing the nested one leaves the outer lent");
+        assertTrue(PerThreadEncoder.isLent(), "releasing the nested one leaves the outer lent");
         encoder.release();
-        assertFalse(CanonicalEncoder.threadEncoderInUse());
+        assertFalse(PerThreadEncoder.isLent());
         assertTrue(CanonicalEncoder.acquire() == encoder, "the thread's encoder is reused (held here, so no GC"
                 + " can have cleared it)");
         encoder.release();

@@ -206,24 +206,4 @@ class EncoderScratchTest {
             }
         }
     }
-
-    @Test
-    void anEncodingPastItsBoundStopsBeforeWritingPastItAndReleaseLiftsTheBound() {
-        CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        int before = encoder.buffer().length;
-        encoder.limitTo(200);
-        encoder.encode("x".repeat(40)); // fits, even reserving three bytes a char as text does
-        assertThrows(CanonicalEncoder.OverLimitException.class, () -> encoder.encode("y".repeat(80)));
-        assertTrue(encoder.length() <= 200, "nothing written past the bound: " + encoder.length());
-        assertEquals(before, encoder.buffer().length, "the buffer did not grow for it");
-        encoder.release();
-
-        CanonicalEncoder next = CanonicalEncoder.acquire();
-        try {
-            next.encode("z".repeat(10_000));
-            assertTrue(next.length() > 10_000, "the next use is unbounded");
-        } finally {
-            next.release();
-        }
-    }
 }
