@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -205,5 +203,20 @@ class EncoderScratchTest {
                 encoder.release();
             }
         }
+    }
+
+    @Test
+    void theThreadsEncoderIsLentUntilReleasedAndANestedUseGetsAnotherOne() {
+        CanonicalEncoder encoder = CanonicalEncoder.acquire();
+        assertTrue(PerThreadEncoder.isLent());
+        CanonicalEncoder nested = CanonicalEncoder.acquire();
+        assertFalse(nested == encoder, "a nested use gets an encoder of its own");
+        nested.release();
+        assertTrue(PerThreadEncoder.isLent(), "releasing the nested one leaves the outer lent");
+        encoder.release();
+        assertFalse(PerThreadEncoder.isLent());
+        assertTrue(CanonicalEncoder.acquire() == encoder, "the thread's encoder is reused (held here, so no GC"
+                + " can have cleared it)");
+        encoder.release();
     }
 }
