@@ -6,7 +6,7 @@ import java.util.Arrays;
 /**
  * Bytes that the encoder writes again and again unchanged (a field's name with its length and its value's tag, an
  * operation's version), prepared once. Up to {@value #WORDS_LENGTH} of them are also held as two big-endian words
- * of the bytes followed by zeros, so that {@link CanonicalEncoder#writeConstant} writes them as two stores rather
+ * of the bytes followed by zeros, so that {@link EncodingBuffer#writeConstant} writes them as two stores rather
  * than through a call of the array copy, which costs more than the copy itself at these lengths.
  *
  * <p>Immutable: {@link #bytes} is never changed after construction.

@@ -184,21 +184,6 @@ class CanonicalEncoderTest {
     }
 
     @Test
-    void theThreadsEncoderIsLentUntilReleasedAndANestedUseGetsAnotherOne() {
-        CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        assertTrue(CanonicalEncoder.threadEncoderInUse());
-        CanonicalEncoder nested = CanonicalEncoder.acquire();
-        assertFalse(nested == encoder, "a nested use gets an encoder of its own");
-        nested.release();
-        assertTrue(CanonicalEncoder.threadEncoderInUse(), "releasing the nested one leaves the outer lent");
-        encoder.release();
-        assertFalse(CanonicalEncoder.threadEncoderInUse());
-        assertTrue(CanonicalEncoder.acquire() == encoder, "the thread's encoder is reused (held here, so no GC"
-                + " can have cleared it)");
-        encoder.release();
-    }
-
-    @Test
     void anAnonymousClassIsACallbackNotDataSoItHasNoCanonicalForm() {
         java.util.function.Supplier<String> a = new java.util.function.Supplier<>() {
             @Override

@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -208,22 +206,17 @@ class EncoderScratchTest {
     }
 
     @Test
-    void anEncodingPastItsBoundStopsBeforeWritingPastItAndReleaseLiftsTheBound() {
+    void theThreadsEncoderIsLentUntilReleasedAndANestedUseGetsAnotherOne() {
         CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        int before = encoder.buffer().length;
-        encoder.limitTo(200);
-        encoder.encode("x".repeat(40)); // fits, even reserving three bytes a char as text does
-        assertThrows(CanonicalEncoder.OverLimitException.class, () -> encoder.encode("y".repeat(80)));
-        assertTrue(encoder.length() <= 200, "nothing written past the bound: " + encoder.length());
-        assertEquals(before, encoder.buffer().length, "the buffer did not grow for it");
+        assertTrue(PerThreadEncoder.isLent());
+        CanonicalEncoder nested = CanonicalEncoder.acquire();
+        assertFalse(nested == encoder, "a nested use gets an encoder of its own");
+        nested.release();
+        assertTrue(PerThreadEncoder.isLent(), "releasing the nested one leaves the outer lent");
         encoder.release();
-
-        CanonicalEncoder next = CanonicalEncoder.acquire();
-        try {
-            next.encode("z".repeat(10_000));
-            assertTrue(next.length() > 10_000, "the next use is unbounded");
-        } finally {
-            next.release();
-        }
+        assertFalse(PerThreadEncoder.isLent());
+        assertTrue(CanonicalEncoder.acquire() == encoder, "the thread's encoder is reused (held here, so no GC"
+                + " can have cleared it)");
+        encoder.release();
     }
 }

@@ -252,39 +252,6 @@ class FlatObjectEncodingTest {
         }
     }
 
-    /** As {@link Request}, encoded by the test below only, so it sees the class cold and then hot. */
-    static class Bounded {
-        private final String topic;
-        private final int day;
-
-        Bounded(String topic, int day) {
-            this.topic = topic;
-            this.day = day;
-        }
-    }
-
-    @Test
-    void aFlatObjectPastTheBoundStopsBeforeWritingPastItAsTheGeneralPathDoes() {
-        // The general path, then the flat path through reflection (the class is cold), then its composed writer.
-        for (int round = 0; round < 3; round++) {
-            if (round == 2) {
-                encodeHot(new Bounded("hot", 1));
-            }
-            CanonicalEncoder encoder = CanonicalEncoder.acquire();
-            try {
-                encoder.using(round == 0 ? UNRELATED : Canonicalizers.NONE);
-                encoder.limitTo(100);
-                encoder.encode(new Bounded("x".repeat(21), 1)); // 31 bytes, then 4 + 3 a char reserved: 98
-                encoder.truncate(0);
-                assertThrows(CanonicalEncoder.OverLimitException.class,
-                        () -> encoder.encode(new Bounded("x".repeat(23), 1))); // 104
-                assertTrue(encoder.length() <= 100, "nothing written past the bound: " + encoder.length());
-            } finally {
-                encoder.release();
-            }
-        }
-    }
-
     @Test
     void nothingOfAFlatObjectIsLeftInTheEncoderAfterReleaseOnEitherPath() {
         Request secret = new Request("a secret topic", 42);
