@@ -430,12 +430,31 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     static final String HELD_BY_A_TRANSACTION = "a transaction on the store's database that holds the key's row";
 
     /**
-     * What a claim answers when it gave up waiting on another transaction's hold of the key's row (past
-     * {@link ClaimRequest#lockWait()}; on PostgreSQL, a transactional claim's uncommitted insert or lock): the key in
-     * progress, as a stand-in for the record that transaction has not committed ({@link ClaimOutcome.Existing}), so
-     * the caller waits or gives up as for an execution elsewhere. The failed statement changed nothing.
+     * What a claim answers when it gave up waiting on another transaction's hold of the key's row or lock (past
+     * {@link ClaimRequest#lockWait()}). When the key's record is committed by then and not claimable, that record,
+     * as the claim would have met it had it run now: the losers of a race for a new key each take the key's lock in
+     * turn, so under load a loser's wait can pass behind the other losers while the winner's row is long committed.
+     * Otherwise (on PostgreSQL, a transactional claim's uncommitted insert or lock), the key in progress, as a
+     * stand-in for the record that transaction has not committed ({@link ClaimOutcome.Existing}), so the caller
+     * waits or gives up as for an execution elsewhere. The failed statement changed nothing; the read waits on
+     * nothing.
      */
     private ClaimOutcome.Existing heldByATransaction(Connection c, ClaimRequest request) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + ", " + now + " AS now_ms FROM "
+                + table + " WHERE key_hash = ?")) {
+            ps.setLong(1, offsetMillis.getAsLong());
+            ps.setBytes(2, hash(request.key()));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    StoredRow row = StoredRow.read(rs);
+                    Instant nowAt = Instant.ofEpochMilli(row.nowMillis());
+                    IdempotencyRecord live = row.liveAt(nowAt);
+                    if (live != null && !live.isClaimableAt(nowAt, request.window())) {
+                        return new ClaimOutcome.Existing(live, nowAt);
+                    }
+                }
+            }
+        }
         Instant nowAt;
         try (PreparedStatement ps = c.prepareStatement("SELECT " + now)) {
             ps.setLong(1, offsetMillis.getAsLong());
