@@ -124,7 +124,7 @@ public @interface Idempotent {
      * transaction} With {@link StoreTransaction#REQUIRED REQUIRED} or {@link StoreTransaction#MANDATORY MANDATORY}
      * they commit or roll back together; a concurrent caller of the same key waits on the key's row (up to
      * {@link #waitTimeout()}) instead of running. Needs a store that supports it (the jdbc store on PostgreSQL),
-     * else the method is refused when planned; see the README's "Transactional mode".
+     * else the method is refused when planned; see "Transactional mode" in docs/jdbc-store.md.
      */
     StoreTransaction storeTransaction() default StoreTransaction.NONE;
 

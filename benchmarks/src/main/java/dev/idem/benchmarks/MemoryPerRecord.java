@@ -16,7 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Measures the heap one typical record takes in the in-memory store: a key as the engine makes it
  * ({@code idem:prod:payments:charge:<32 hex>}), a payload hash (64 hex), and a 100-byte stored result, kept for 1 h.
- * The README quotes its output beside {@code idem.memory.maximumSize}.
+ * docs/stores.md ("The in-memory store's bound") quotes its output.
  *
  * <p>Two independent measurements: the used heap after full collections before and after filling a store with
  * {@code records} records (what the process pays, with the hash table's and the expiry queues' share), and JOL's walk of

@@ -56,7 +56,7 @@ import static dev.idem.core.internal.memory.SaturatedMillis.plus;
  *
  * <p>The store holds at most {@link #maximumSize()} records and, by its estimate, {@link #maximumBytes()} bytes of
  * them (the estimate counts the key, the payload hash, the stored result and a fixed overhead per record measured
- * on a 64-bit JVM with compressed references; see the README). Its parts are in {@code dev.idem.core.internal.memory}:
+ * on a 64-bit JVM with compressed references; see docs/stores.md). Its parts are in {@code dev.idem.core.internal.memory}:
  * the records ({@code MemoryRecord}, {@code HeldRecords}), the sweep queues, the housekeeping after each write, and
  * the eviction reports. When a write takes the store past either bound,
  * the writer evicts finished records until the store is one percent below that bound, so that evictions come in

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * SEMANTICS.md section 6 as properties (jqwik): any string given to a duration or configuration attribute is either
  * taken for exactly what it says, or refused with an {@link IdempotencyConfigurationException} naming the attribute
  * and the value: never another exception, never a silent default. The expected meaning comes from an oracle written
- * from the README's grammar, not from the parser under test.
+ * from the grammar of docs/configuration.md, not from the parser under test.
  */
 class ConfigurationPropertiesTest {
     private static final Pattern SHORT = Pattern.compile("(\\d{1,15})(ms|s|m|h|d)");
@@ -114,7 +114,7 @@ class ConfigurationPropertiesTest {
         }
     }
 
-    /** What the README's grammar says {@code text} means, or null when it is not a duration. */
+    /** What docs/configuration.md's grammar says {@code text} means, or null when it is not a duration. */
     static Duration oracle(String text) {
         String t = text.trim();
         Matcher m = SHORT.matcher(t);

@@ -23,8 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The annotation's attributes as a policy (README, per-method table; SEMANTICS.md sections 3 and 6): defaults, the
- * parsing of every attribute, and the refusals, each naming the operation, the attribute and the value.
+ * The annotation's attributes as a policy (docs/configuration.md, per-method table; SEMANTICS.md sections 3 and 6):
+ * defaults, the parsing of every attribute, and the refusals, each naming the operation, the attribute and the value.
  */
 class IdempotencyPolicyTest {
 

@@ -40,7 +40,7 @@ final class MemoryFlood {
     /** Every this many keys, the used heap after a full collection is measured. */
     static final int CHECKPOINT = 200_000;
     static final long HEAP_LIMIT_MB = 40;
-    /** A result of 100 characters, as the memory figures in the README assume. */
+    /** A result of 100 characters, as the memory figures of docs/stores.md assume. */
     static final String RESULT = "r".repeat(100);
 
     /** The service: one method a request key at a time, one that runs until released. */

@@ -148,7 +148,7 @@ public class CheckMojo extends AbstractMojo {
         }
         if (problems.stream().anyMatch(p -> p.contains("no weaver touched it"))) {
             text.append("\nTo weave them at compile time, add the AspectJ Maven plugin with idem-aspect as an aspect"
-                    + " library (README, \"Compile time\"):\n"
+                    + " library (docs/attach.md, \"Compile time\"):\n"
                     + "  <plugin><groupId>dev.aspectj</groupId><artifactId>aspectj-maven-plugin</artifactId>"
                     + "<version>1.14.1</version>\n"
                     + "    <configuration><complianceLevel>17</complianceLevel><release>17</release>\n"

@@ -129,7 +129,7 @@ final class SampleBuild {
         }
     }
 
-    /** The idem-maven-plugin's check goal, as the README's snippet declares it, plus any configuration. */
+    /** The idem-maven-plugin's check goal, as the snippet of docs/attach.md declares it, plus any configuration. */
     static String checkPlugin(String configuration) {
         return """
                       <plugin>

@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.time.LocalDate;
 
 /**
- * The README's "Retries inside the boundary" example: a caller's own Resilience4j {@code Retry} around an
+ * The example of docs/retries.md ("Retries inside the boundary"): a caller's own Resilience4j {@code Retry} around an
  * {@code @Idempotent} method whose {@code @Retry} owns the upstream's 429s.
  *
  * <p>Outside the boundary, retry what happens on the way to the method and back: a response lost after the work

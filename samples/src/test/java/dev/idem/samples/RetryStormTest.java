@@ -73,7 +73,7 @@ class RetryStormTest {
         assertTrue(plain.rateLimited() >= 1, "the burst met the rate limiter");
     }
 
-    /** The README's composition example: Resilience4j outside the boundary, @Retry inside, one operation. */
+    /** The composition example of docs/retries.md: Resilience4j outside the boundary, @Retry inside, one operation. */
     @Test
     @Timeout(30)
     void aLostResponseIsRetriedOutsideAndA429InsideAndTheUpstreamBillsOnce() {

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The one duration grammar (README, "Durations are 250ms, 10s, 5m, 1h, 1d or ISO-8601"). */
+/** The one duration grammar (docs/configuration.md, "Durations are 250ms, 10s, 5m, 1h, 1d or ISO-8601"). */
 class DurationGrammarTest {
 
     @ParameterizedTest

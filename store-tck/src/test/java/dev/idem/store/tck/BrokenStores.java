@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,10 +33,10 @@ final class BrokenStores {
     }
 
     /**
-     * The gap a network round trip leaves between a read and the write decided from it. Measured here: with a gap
-     * of 50 microseconds (a loopback round trip) every race test written for these stores still failed them in 20
-     * runs of 20; with no gap at all (a read-then-write inside one JVM) they rarely do, which is why an in-process
-     * store's atomicity must come from its code (one {@code compute}), not from these tests.
+     * The gap a network round trip leaves between a read and the write decided from it, widened so that the race
+     * tests see the racy stores below fail. With no gap at all (a read-then-write inside one JVM) they rarely do,
+     * which is why an in-process store's atomicity must come from its code (one {@code compute}), not from these
+     * tests.
      */
     private static void roundTrip() {
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
@@ -600,9 +601,22 @@ final class BrokenStores {
      * Draws the claim's token before it takes the lock that settles the claim, as a store that takes the next value
      * of its counter and then inserts: a claim that waits for the lock meanwhile can win with a token below one the
      * key was given while it waited. The counter is the backend's, so every token is still unique.
+     *
+     * <p>Left to the scheduler, that wait is a few instructions wide and a loaded machine may never open it, so the
+     * store opens it itself: the first claim through an instance draws its token and then waits, as if descheduled,
+     * until another claimer has held the key with a later token; the release or deletion that ends that hold settles
+     * the waiting claim under the same lock, so no third claimer can take the freed key first. A claim that nobody
+     * overtakes within {@link #OVERTAKING_WAIT} (a test with one claimer) settles by itself, so nothing hangs.
      */
     static final class DrawsTheTokenBeforeTheClaimIsSettled extends ReferenceStore {
-        private final ThreadLocal<Long> drawn = new ThreadLocal<>();
+        private static final Duration OVERTAKING_WAIT = Duration.ofSeconds(20);
+
+        private final AtomicBoolean laggardChosen = new AtomicBoolean();
+        /** The claim drawn first and not yet settled; guarded by {@link #lock()}. */
+        @Nullable
+        private Laggard laggard;
+        /** The token of the claim being settled under {@link #lock()}, which {@link #nextToken} hands it. */
+        private long settling;
 
         DrawsTheTokenBeforeTheClaimIsSettled(Backend backend, Clock clock) {
             super(backend, clock);
@@ -610,13 +624,89 @@ final class BrokenStores {
 
         @Override
         public ClaimOutcome claim(ClaimRequest request) {
-            drawn.set(backend.tokens.incrementAndGet());
-            return super.claim(request);
+            ensureOpen();
+            long drawn = backend.tokens.incrementAndGet();
+            if (!laggardChosen.compareAndSet(false, true)) {
+                synchronized (lock()) {
+                    return settle(request, drawn);
+                }
+            }
+            Laggard waiting = new Laggard(request, drawn);
+            synchronized (lock()) {
+                laggard = waiting;
+            }
+            waiting.awaitOvertaking();
+            synchronized (lock()) {
+                if (waiting.outcome == null) {
+                    laggard = null;
+                    waiting.outcome = settle(request, drawn);
+                }
+                return waiting.outcome;
+            }
+        }
+
+        @Override
+        public boolean release(String key, long fencingToken) {
+            synchronized (lock()) {
+                boolean released = super.release(key, fencingToken);
+                if (released) {
+                    settleTheLaggardOnceOvertaken(key, fencingToken);
+                }
+                return released;
+            }
+        }
+
+        @Override
+        public void delete(String key) {
+            synchronized (lock()) {
+                IdempotencyRecord deleted = backend.records.get(storageKey(key));
+                super.delete(key);
+                if (deleted != null) {
+                    settleTheLaggardOnceOvertaken(key, deleted.fencingToken());
+                }
+            }
         }
 
         @Override
         protected long nextToken(String storageKey) {
-            return drawn.get();
+            return settling;
+        }
+
+        /** Settles the waiting claim of {@code key} if the hold that just ended had a later token than its own. */
+        private void settleTheLaggardOnceOvertaken(String key, long endedHold) {
+            Laggard waiting = laggard;
+            if (waiting != null && waiting.request.key().equals(key) && endedHold > waiting.drawn) {
+                laggard = null;
+                waiting.outcome = settle(waiting.request, waiting.drawn);
+                waiting.overtaken.countDown();
+            }
+        }
+
+        private ClaimOutcome settle(ClaimRequest request, long drawn) {
+            settling = drawn;
+            return claimUnlocked(request);
+        }
+
+        /** A claim that drew its token and waits to be overtaken; its outcome is written under the lock. */
+        private static final class Laggard {
+            final ClaimRequest request;
+            final long drawn;
+            final CountDownLatch overtaken = new CountDownLatch(1);
+            @Nullable
+            ClaimOutcome outcome;
+
+            Laggard(ClaimRequest request, long drawn) {
+                this.request = request;
+                this.drawn = drawn;
+            }
+
+            void awaitOvertaking() {
+                try {
+                    overtaken.await(OVERTAKING_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
     }
 

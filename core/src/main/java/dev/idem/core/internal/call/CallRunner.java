@@ -228,10 +228,10 @@ public final class CallRunner implements AutoCloseable {
      * How often a joiner yields its core, checking whether the execution finished, before it parks. A short execution
      * (a few microseconds, as when a cached computation is coalesced) then often finishes while its joiners yield: on
      * a machine with fewer cores than busy threads, parking every joiner makes the leader wake each one (a system
-     * call and a context switch apiece) and the joiners' wake-ups cost more than the execution. Measured with
-     * {@code HotKeyBenchmarks.inFlight8Threads} on 2 cores, 8 threads on one key: 0.24 calls/us parking at once,
-     * 0.56 after 8 yields, 0.63 after 16 (this), 0.62 after 32. Where cores are idle a yield returns at once, so the
-     * joiner spins for a few microseconds at most before it parks; a long execution costs its joiners nothing more.
+     * call and a context switch apiece) and the joiners' wake-ups cost more than the execution. The count is where
+     * {@code HotKeyBenchmarks.inFlight8Threads} stops gaining (docs/benchmarks.md, "Tuning constants"). Where cores
+     * are idle a yield returns at once, so the joiner spins for a few microseconds at most before it parks; a long
+     * execution costs its joiners nothing more.
      */
     private static final int YIELDS_BEFORE_PARKING = 16;
 

@@ -17,8 +17,8 @@ public final class MemoryRecord {
     /**
      * The heap of one record beyond the characters of its key and payload hash and the bytes of its result: the
      * store's record, the hash table's node and slot, the two strings and the headers of their arrays and of the
-     * result, as {@code benchmarks/MemoryPerRecord} measures it on JDK 17 with compressed references (see the
-     * README). An estimate: keys with characters beyond Latin-1 take more.
+     * result, as {@code benchmarks/MemoryPerRecord} measures it on JDK 17 with compressed references (see
+     * docs/stores.md). An estimate: keys with characters beyond Latin-1 take more.
      */
     public static final int OVERHEAD_BYTES = 248;
 

@@ -24,8 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * README, "Events ... go to IdempotencyListeners; the ones an operator must see are also logged": INDETERMINATE,
- * LEASE_LOST, FAIL_OPEN, RESULT_NOT_STORED and RESULT_UNREADABLE, with or without a listener. A listener that throws never breaks the call.
+ * docs/behaviour.md, "Events ... go to IdempotencyListeners; the ones an operator must see are also logged":
+ * INDETERMINATE, LEASE_LOST, FAIL_OPEN, RESULT_NOT_STORED and RESULT_UNREADABLE, with or without a listener. A
+ * listener that throws never breaks the call.
  */
 class EventsTest {
     private static final Set<IdempotencyEventType> LOGGED = EnumSet.of(IdempotencyEventType.INDETERMINATE,

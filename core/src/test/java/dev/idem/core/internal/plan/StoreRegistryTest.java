@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * README, Configuration: a store is named by a provider ({@code memory}, later {@code jdbc}, {@code redis}) or an
+ * docs/configuration.md: a store is named by a provider ({@code memory}, later {@code jdbc}, {@code redis}) or an
  * {@code IdempotencyStoreProvider} class name; {@code idem.<store>.*} keys are handed to its provider; an unknown
  * name is an error listing the known ones. Instances registered in the settings come first and stay the caller's.
  */

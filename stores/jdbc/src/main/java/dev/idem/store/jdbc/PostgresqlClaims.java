@@ -30,6 +30,7 @@ final class PostgresqlClaims implements ClaimStrategy {
     private final String insertingFirst;
     private final String takeover;
     private final String locking;
+    private final String committed;
 
     PostgresqlClaims(String table, StoreClock clock, String nextToken, ClaimPaths.Start start) {
         this.clock = clock;
@@ -38,6 +39,7 @@ final class PostgresqlClaims implements ClaimStrategy {
         this.insertingFirst = PostgresqlClaimStatements.insertingFirst(table, clock.sql(), nextToken);
         this.takeover = PostgresqlClaimStatements.takeover(table, nextToken);
         this.locking = PostgresqlClaimStatements.locking(table, nextToken);
+        this.committed = StoredRow.selectByKey(table, clock.sql());
     }
 
     @Override
@@ -70,12 +72,29 @@ final class PostgresqlClaims implements ClaimStrategy {
     }
 
     /**
-     * What a claim answers when it gave up waiting on another transaction's hold of the key's row (past
-     * {@link ClaimRequest#lockWait()}; a transactional claim's uncommitted insert or lock): the key in progress, as a
-     * stand-in for the record that transaction has not committed ({@link ClaimOutcome.Existing}), so the caller waits
-     * or gives up as for an execution elsewhere. The failed statement changed nothing.
+     * What a claim answers when it gave up waiting on another transaction's hold of the key's row or lock (past
+     * {@link ClaimRequest#lockWait()}). When the key's record is committed by then and not claimable, that record,
+     * as the claim would have met it had it run now: the losers of a race for a new key each take the key's lock in
+     * turn, so under load a loser's wait can pass behind the other losers while the winner's row is long committed.
+     * Otherwise (a transactional claim's uncommitted insert or lock), the key in progress, as a stand-in for the
+     * record that transaction has not committed ({@link ClaimOutcome.Existing}), so the caller waits or gives up as
+     * for an execution elsewhere. The failed statement changed nothing; the read waits on nothing.
      */
     private ClaimOutcome.Existing heldByATransaction(Connection c, ClaimRequest request) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(committed)) {
+            ps.setLong(1, clock.offset());
+            ps.setBytes(2, KeyHashes.of(request.key()));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    StoredRow row = StoredRow.read(rs);
+                    Instant nowAt = Instant.ofEpochMilli(row.nowMillis());
+                    IdempotencyRecord live = row.liveAt(nowAt);
+                    if (live != null && !live.isClaimableAt(nowAt, request.window())) {
+                        return new ClaimOutcome.Existing(live, nowAt);
+                    }
+                }
+            }
+        }
         Instant nowAt = clock.read(c);
         return new ClaimOutcome.Existing(new IdempotencyRecord(request.key(), RecordState.IN_PROGRESS,
                 request.payloadHash(), HELD_BY_A_TRANSACTION, 0, nowAt, nowAt, null, null, null), nowAt);

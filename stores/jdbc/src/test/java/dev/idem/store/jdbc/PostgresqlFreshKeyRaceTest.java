@@ -6,10 +6,14 @@ import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.testsupport.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,7 +34,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * claiming with the lock wait the engine gives them ({@link OperationPlan#MIN_LOCK_WAIT}): the losers wait on the
  * winner's one-statement commit, so each is answered with the winner's record (a payload conflict the engine can
  * tell), never with the stand-in for a transaction's hold ({@link PostgresqlClaims#HELD_BY_A_TRANSACTION}, the
- * loser's own payload hash). With a lock wait of a millisecond (the engine's before) losers got the stand-in.
+ * loser's own payload hash). The losers take the key's lock in turn, so on a loaded machine a loser's lock wait can
+ * pass behind the others: it then reads the winner's committed record instead, which the second test forces by
+ * holding the key's lock as a loser ahead in the queue would.
  */
 class PostgresqlFreshKeyRaceTest {
     private static final int CALLERS = 8;
@@ -97,5 +104,33 @@ class PostgresqlFreshKeyRaceTest {
         }
         assertEquals(0, standIns.size(), standIns.size() + " losers answered with a stand-in instead of the"
                 + " winner's record, such as " + standIns.subList(0, Math.min(5, standIns.size())));
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aLoserWhoseLockWaitPassesBehindAnotherLoserSeesTheWinnersCommittedRecord() throws Exception {
+        store = JdbcIdempotencyStore.builder(url).table(table).createTable(true)
+                .claimStart(ClaimPaths.Start.INSERT_FIRST).build();
+        String key = prefix + "queued";
+        long winner = assertInstanceOf(ClaimOutcome.Acquired.class,
+                store.claim(new ClaimRequest(key, "payload-winner", "winner", LEASE, Duration.ZERO))).fencingToken();
+
+        try (Connection aheadInTheQueue = DriverManager.getConnection(url)) {
+            aheadInTheQueue.setAutoCommit(false);
+            try (PreparedStatement ps = aheadInTheQueue.prepareStatement("SELECT pg_advisory_xact_lock("
+                    + Dialect.KEY_LOCK + ") FROM " + table + " WHERE idem_key = ?")) {
+                ps.setString(1, key);
+                assertTrue(ps.executeQuery().next(), "the key's lock is held");
+            }
+
+            ClaimOutcome loser = store.claim(new ClaimRequest(key, "payload-loser", "loser", LEASE, Duration.ZERO,
+                    OperationPlan.MIN_LOCK_WAIT));
+
+            IdempotencyRecord seen = assertInstanceOf(ClaimOutcome.Existing.class, loser).record();
+            assertEquals("winner", seen.owner(), "the winner's record, not a stand-in");
+            assertEquals("payload-winner", seen.payloadHash());
+            assertEquals(winner, seen.fencingToken());
+            aheadInTheQueue.rollback();
+        }
     }
 }

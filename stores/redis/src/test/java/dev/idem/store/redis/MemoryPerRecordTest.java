@@ -19,18 +19,18 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What one typical record costs in Redis, as the README states it: {@code MEMORY USAGE} of the record (the token
- * counters are one per bucket of keys, 4,096 in all, not one per record), for the record shape of the in-memory
+ * What one typical record costs in Redis, as docs/redis-store.md states it: {@code MEMORY USAGE} of the record (the
+ * token counters are one per bucket of keys, 4,096 in all, not one per record), for the record shape of the in-memory
  * store's measurement (benchmarks' {@code MemoryPerRecord}): a key as
  * the engine makes it ({@code idem:prod:payments:charge:<32 hex>}), a 64-hex payload hash, one engine's owner and a
  * 100-byte result, kept for an hour; and the same with a 32-byte result. Averaged over {@link #RECORDS} records each;
- * fails when a record grows past the README's figures.
+ * fails when a record grows past the figures of docs/redis-store.md.
  */
 class MemoryPerRecordTest {
     private static final int RECORDS = 100;
     private static final int RESULT_BYTES = 100;
     private static final int SMALL_RESULT_BYTES = 32;
-    /** The README's figures, rounded up. */
+    /** The figures of docs/redis-store.md, rounded up. */
     private static final long BUDGET_BYTES = 420;
     private static final long SMALL_BUDGET_BYTES = 360;
     @RegisterExtension
@@ -44,10 +44,10 @@ class MemoryPerRecordTest {
             System.out.printf(Locale.ROOT, "Redis MEMORY USAGE of a record with a %d-byte result: %d bytes%n",
                     m[0], m[1]);
         }
-        assertTrue(typical[1] <= BUDGET_BYTES, "a record takes " + typical[1] + " bytes, more than the README's "
-                + BUDGET_BYTES);
+        assertTrue(typical[1] <= BUDGET_BYTES, "a record takes " + typical[1]
+                + " bytes, more than docs/redis-store.md's " + BUDGET_BYTES);
         assertTrue(small[1] <= SMALL_BUDGET_BYTES, "a record with a small result takes " + small[1]
-                + " bytes, more than the README's " + SMALL_BUDGET_BYTES);
+                + " bytes, more than docs/redis-store.md's " + SMALL_BUDGET_BYTES);
     }
 
     /**

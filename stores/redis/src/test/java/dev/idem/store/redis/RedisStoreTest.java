@@ -231,7 +231,7 @@ class RedisStoreTest {
         String prefix = "idem-acl-" + UUID.randomUUID().toString().substring(0, 8);
         String user = "idem-prefix-" + UUID.randomUUID().toString().substring(0, 8);
         String password = "pw-" + UUID.randomUUID();
-        // The README's least ACL, with the prefix's patterns.
+        // The least ACL of docs/redis-store.md, with the prefix's patterns.
         CommandArgs<String, String> acl = new CommandArgs<>(StringCodec.UTF8).add("SETUSER").add(user).add("on")
                 .add(">" + password);
         for (String rule : RedisAclAndTlsTest.STORE_ACL.replace("idem:*", prefix + ":*").split(" ")) {
