@@ -209,7 +209,7 @@ public final class StartupReport {
         origins.put("regular expressions (`java.util.regex`)", List.of("java.util.regex."));
         origins.put("logging (`java.util.logging`, `sun.util.logging`, `jdk.internal.logger`)",
                 List.of("java.util.logging.", "sun.util.logging.", "jdk.internal.logger."));
-        origins.put("security providers (`java.security`, `sun.security`)",
+        origins.put("security (`java.security`, `sun.security`)",
                 List.of("java.security.", "sun.security."));
         origins.put("Idem's (`dev.idem`, the quick start's own classes included)", List.of("dev.idem."));
         origins.put("AspectJ's (`org.aspectj`)", List.of("org.aspectj."));
