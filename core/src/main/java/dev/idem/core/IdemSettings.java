@@ -4,24 +4,17 @@ import dev.idem.IdempotencyConfigurationException;
 import dev.idem.OnStoreError;
 import dev.idem.core.internal.call.LeaseHeartbeat;
 import dev.idem.core.internal.retry.RetryTimer;
-import dev.idem.store.DurationGrammar;
 import dev.idem.store.IdempotencyStore;
 import jakarta.annotation.Nonnull;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Properties;
-import java.util.ServiceLoader;
 import java.util.random.RandomGenerator;
-import java.util.regex.Pattern;
 
 /**
  * The engine-wide configuration. Immutable; built by {@link #custom()}, read from the environment by
@@ -61,7 +54,6 @@ public final class IdemSettings {
      * store wakes it by a watch ({@link IdempotencyStore#watch}), {@value}: a duration such as {@code 1s}.
      */
     public static final String WAIT_RECHECK = "idem.waitRecheck";
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     private final String namespace;
     private final String defaultStore;
@@ -134,34 +126,7 @@ public final class IdemSettings {
      * @throws IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
      */
     public static IdemSettings fromEnvironment(Map<String, String> overrides) {
-        Map<String, String> merged = new LinkedHashMap<>();
-        ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        if (loader == null) {
-            loader = IdemSettings.class.getClassLoader();
-        }
-        try (InputStream in = loader.getResourceAsStream("idem.properties")) {
-            if (in != null) {
-                Properties file = new Properties();
-                file.load(in);
-                file.stringPropertyNames().forEach(k -> merged.put(k, file.getProperty(k)));
-            }
-        } catch (IOException e) {
-            throw new IdempotencyConfigurationException("idem.properties could not be read: " + e.getMessage(), e);
-        }
-        Properties system = System.getProperties();
-        for (String name : system.stringPropertyNames()) {
-            if (name.startsWith("idem.")) {
-                merged.put(name, system.getProperty(name));
-            }
-        }
-        merged.putAll(overrides);
-        Builder builder = fromProperties(merged, custom());
-        ServiceLoader.load(IdempotencyListener.class, loader).forEach(builder::listener);
-        ServiceLoader.load(KeyCanonicalizer.class, loader).forEach(builder::canonicalizer);
-        ServiceLoader.load(RetryClassifier.class, loader).forEach(builder::retryClassifier);
-        ServiceLoader.load(RetryAfter.class, loader).forEach(builder::retryAfter);
-        ServiceLoader.load(Reconciler.class, loader).forEach(builder::reconciler);
-        return builder.build();
+        return SettingsReader.fromEnvironment(overrides);
     }
 
     /**
@@ -172,59 +137,7 @@ public final class IdemSettings {
      * @throws IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
      */
     public static IdemSettings fromProperties(Map<String, String> properties) {
-        return fromProperties(properties, custom()).build();
-    }
-
-    private static Builder fromProperties(Map<String, String> properties, Builder builder) {
-        for (Map.Entry<String, String> e : properties.entrySet()) {
-            String key = e.getKey();
-            String value = e.getValue().trim();
-            switch (key) {
-                case NAMESPACE:
-                    builder.namespace(value);
-                    break;
-                case STORE:
-                    builder.defaultStore(value);
-                    break;
-                case ON_STORE_ERROR:
-                    builder.onStoreError(parseOnStoreError(value));
-                    break;
-                case CODEC:
-                    builder.defaultCodec(value);
-                    break;
-                case WAIT_RECHECK:
-                    builder.waitRecheck(parseDuration(WAIT_RECHECK, value));
-                    break;
-                default:
-                    if (!key.startsWith("idem.") || key.indexOf('.', 5) < 0) {
-                        throw new IdempotencyConfigurationException("unknown configuration key " + key + " = \""
-                                + value + "\"; known keys are " + NAMESPACE + ", " + STORE + ", " + CODEC + ", "
-                                + ON_STORE_ERROR + ", " + WAIT_RECHECK + " and idem.<store>.* for a store's own settings");
-                    }
-                    builder.property(key, value);
-            }
-        }
-        return builder;
-    }
-
-    private static Duration parseDuration(String key, String value) {
-        try {
-            return DurationGrammar.parse(value);
-        } catch (IllegalArgumentException e) {
-            throw new IdempotencyConfigurationException(key + " = \"" + value + "\": " + e.getMessage(), e);
-        }
-    }
-
-    private static OnStoreError parseOnStoreError(String value) {
-        switch (value.toLowerCase(Locale.ROOT).replace('_', '-')) {
-            case "fail-closed":
-                return OnStoreError.FAIL_CLOSED;
-            case "fail-open":
-                return OnStoreError.FAIL_OPEN;
-            default:
-                throw new IdempotencyConfigurationException(ON_STORE_ERROR + " = \"" + value
-                        + "\" is not one of fail-closed, fail-open");
-        }
+        return SettingsReader.read(properties, custom()).build();
     }
 
     /** {@return the deployment's namespace, part of every key} */
@@ -555,11 +468,28 @@ public final class IdemSettings {
         }
 
         private static String requireName(String what, String value) {
-            if (value == null || !NAME.matcher(value.trim()).matches()) {
+            String name = value == null ? null : value.trim();
+            if (!isName(name)) {
                 throw new IdempotencyConfigurationException(what + " = \"" + value + "\" must be 1-64 letters,"
                         + " digits, '.', '_' or '-'");
             }
-            return value.trim();
+            return name;
+        }
+
+        /** Whether {@code name} is 1-64 of ASCII letters, digits, {@code . _ -}. */
+        private static boolean isName(String name) {
+            if (name == null || name.isEmpty() || name.length() > 64) {
+                return false;
+            }
+            for (int i = 0; i < name.length(); i++) {
+                char c = name.charAt(i);
+                boolean allowed = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+                        || c == '.' || c == '_' || c == '-';
+                if (!allowed) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 }

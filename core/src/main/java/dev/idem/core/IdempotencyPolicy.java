@@ -263,6 +263,8 @@ public final class IdempotencyPolicy {
     /** Builds an {@link IdempotencyPolicy}; each setter rejects a bad value at once, naming the attribute. */
     public static final class Builder {
         private String operation = "idempotent operation";
+        /** How duration attributes refuse a value: one method reference for all (each spins a class when first run). */
+        private final DurationAttributes.Refusal refusal = this::error;
         private String scope = "";
         private List<String> key = List.of();
         private Duration window = Duration.ZERO;
@@ -679,15 +681,15 @@ public final class IdempotencyPolicy {
         }
 
         private Duration parse(String attribute, String value) {
-            return DurationAttributes.parse(this::error, attribute, value);
+            return DurationAttributes.parse(refusal, attribute, value);
         }
 
         private Duration positive(String attribute, Duration value) {
-            return DurationAttributes.positive(this::error, attribute, value);
+            return DurationAttributes.positive(refusal, attribute, value);
         }
 
         private Duration nonNegative(String attribute, Duration value) {
-            return DurationAttributes.nonNegative(this::error, attribute, value);
+            return DurationAttributes.nonNegative(refusal, attribute, value);
         }
 
         private IdempotencyConfigurationException error(String attribute, String value, String problem) {

@@ -113,6 +113,8 @@ public final class RetryPolicy {
     public static final class Builder {
         /** How errors begin; the annotation path names the method. */
         private String owner = "@Retry(";
+        /** How duration attributes refuse a value: one method reference for all (each spins a class when first run). */
+        private final DurationAttributes.Refusal refusal = this::error;
         private int maxAttempts = 3;
         private Duration base = Duration.ofMillis(200);
         private Duration cap = Duration.ofSeconds(10);
@@ -164,7 +166,7 @@ public final class RetryPolicy {
          * @throws IdempotencyConfigurationException naming the attribute and the value
          */
         public Builder base(@Nonnull Duration base) {
-            this.base = DurationAttributes.positive(this::error, "base", base);
+            this.base = DurationAttributes.positive(refusal, "base", base);
             return this;
         }
 
@@ -187,7 +189,7 @@ public final class RetryPolicy {
          * @throws IdempotencyConfigurationException naming the attribute and the value
          */
         public Builder cap(@Nonnull Duration cap) {
-            this.cap = DurationAttributes.positive(this::error, "cap", cap);
+            this.cap = DurationAttributes.positive(refusal, "cap", cap);
             return this;
         }
 
@@ -210,7 +212,7 @@ public final class RetryPolicy {
          * @throws IdempotencyConfigurationException naming the attribute and the value
          */
         public Builder maxRetryAfter(@Nonnull Duration maxRetryAfter) {
-            this.maxRetryAfter = DurationAttributes.nonNegative(this::error, "maxRetryAfter", maxRetryAfter);
+            this.maxRetryAfter = DurationAttributes.nonNegative(refusal, "maxRetryAfter", maxRetryAfter);
             return this;
         }
 
@@ -252,7 +254,7 @@ public final class RetryPolicy {
         }
 
         private Duration parse(String attribute, String value) {
-            return DurationAttributes.parse(this::error, attribute, value);
+            return DurationAttributes.parse(refusal, attribute, value);
         }
 
         private IdempotencyConfigurationException error(String attribute, String value, String problem) {

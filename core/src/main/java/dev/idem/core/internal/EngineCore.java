@@ -20,7 +20,7 @@ import dev.idem.core.internal.retry.RetryTimer;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
-import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 
 /** Wires the engine's parts together; the public {@code IdemEngine} is a thin facade over it. */
@@ -48,8 +48,7 @@ public final class EngineCore implements AutoCloseable {
         Events events = new Events(settings.listeners(), settings.clock());
         this.stores = new StoreRegistry(settings.stores(), settings.properties(), settings.defaultStore(),
                 settings.clock(), loader, events.evictionListener());
-        // Names this process's executions in records, so an operator can tell who holds a key.
-        String owner = ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
+        String owner = ownerName();
         LeaseHeartbeat heartbeat = new LeaseHeartbeat(settings.clock(), scheduler, (operation, key, token) ->
                 events.emit(IdempotencyEventType.LEASE_LOST, operation, key, token,
                         "the lease was renewed too late and another caller took the key over"));
@@ -65,6 +64,16 @@ public final class EngineCore implements AutoCloseable {
         System.getLogger("dev.idem").log(System.Logger.Level.DEBUG, "Idem engine: namespace " + settings.namespace()
                 + ", default store " + settings.defaultStore() + ", default result codec " + codecs.defaultName()
                 + " (codecs on the class path: " + codecs.names() + ")");
+    }
+
+    /**
+     * Names this process's executions in records, so an operator can tell who holds a key: the pid, and 8 random
+     * hex digits that tell apart processes of one pid (containers). A label, not a secret, so it is not drawn from
+     * a {@code SecureRandom}, whose provider lookup and seeding a first call would otherwise wait for.
+     */
+    private static String ownerName() {
+        long random = ThreadLocalRandom.current().nextInt() & 0xFFFF_FFFFL;
+        return ProcessHandle.current().pid() + "/" + Long.toHexString(0x1_0000_0000L | random).substring(1);
     }
 
     public OperationPlan plan(Method method) {

@@ -89,14 +89,23 @@ public final class LeaseHeartbeat implements AutoCloseable {
     private final Clock clock;
     /** The running beats, in lists of their own rather than a concurrent set: no node object per execution. */
     private final Stripe[] running;
-    private final Scheduler scheduler;
-    private final Runnable cancelSweep;
-    private final Executor renewals;
-    private final ExecutorService ownPool;
     private final LostLease onLost;
+    /**
+     * Where renewals run; null until the sweep is scheduled. Written under {@link #lifecycle} before the sweep is
+     * scheduled, so a sweep always sees it.
+     */
+    private volatile Executor renewals;
+    /** Guards the sweep's threads: they are created once, by the first beat, and never after {@link #close}. */
+    private final Object lifecycle = new Object();
+    private Scheduler scheduler;
+    private Runnable cancelSweep;
+    private ExecutorService ownPool;
+    private boolean closed;
 
     /**
-     * @param scheduler runs the sweep, or null for the heartbeat's own daemon thread and renewal pool
+     * @param scheduler runs the sweep from now on, or null for the heartbeat's own daemon thread and renewal pool,
+     *                  which are created when the first beat starts (an engine that never runs a call starts no
+     *                  thread)
      * @param onLost    told when an execution's renewal is refused; one for all executions, so starting a beat
      *                  allocates no callback
      */
@@ -108,10 +117,11 @@ public final class LeaseHeartbeat implements AutoCloseable {
         for (int i = 0; i < stripes; i++) {
             running[i] = new Stripe(this);
         }
-        this.scheduler = scheduler != null ? scheduler : daemonScheduler();
-        this.ownPool = scheduler == null ? renewalPool() : null;
-        this.renewals = ownPool != null ? ownPool : this.scheduler.renewals();
-        this.cancelSweep = this.scheduler.schedule(this::sweep, SWEEP_PERIOD);
+        if (scheduler != null) {
+            synchronized (lifecycle) {
+                scheduleSweep(scheduler, scheduler.renewals(), null);
+            }
+        }
     }
 
     Beat start(IdempotencyStore store, String operation, String key, long token, Duration lease) {
@@ -123,6 +133,9 @@ public final class LeaseHeartbeat implements AutoCloseable {
      * execution costs one object for both.
      */
     <B extends RunningBeat> B start(B beat) {
+        if (renewals == null) {
+            startOwnSweep();
+        }
         Stripe stripe = running[ThreadLocalRandom.current().nextInt() & (running.length - 1)];
         RunningBeat started = beat;
         started.renewedAt = clock.millis();
@@ -133,6 +146,7 @@ public final class LeaseHeartbeat implements AutoCloseable {
 
     /** Starts a renewal for every execution whose last renewal is a third of a lease old and none is in flight. */
     void sweep() {
+        Executor renewals = this.renewals;
         long now = clock.millis();
         List<RunningBeat> due = new ArrayList<>();
         for (Stripe stripe : running) {
@@ -147,13 +161,37 @@ public final class LeaseHeartbeat implements AutoCloseable {
         }
     }
 
+    /** Stops the sweep and the threads it started, if any; beats started afterwards are never renewed. */
     @Override
     public void close() {
-        cancelSweep.run();
-        scheduler.shutdown();
-        if (ownPool != null) {
-            ownPool.shutdownNow();
+        synchronized (lifecycle) {
+            closed = true;
+            if (cancelSweep != null) {
+                cancelSweep.run();
+                scheduler.shutdown();
+            }
+            if (ownPool != null) {
+                ownPool.shutdownNow();
+            }
         }
+    }
+
+    /** Creates the heartbeat's own sweeping thread and renewal pool, once, unless it was closed. */
+    private void startOwnSweep() {
+        synchronized (lifecycle) {
+            if (renewals == null && !closed) {
+                ExecutorService pool = renewalPool();
+                scheduleSweep(daemonScheduler(), pool, pool);
+            }
+        }
+    }
+
+    /** Called under {@link #lifecycle}. */
+    private void scheduleSweep(Scheduler scheduler, Executor renewals, ExecutorService ownPool) {
+        this.scheduler = scheduler;
+        this.ownPool = ownPool;
+        this.renewals = renewals;
+        this.cancelSweep = scheduler.schedule(this::sweep, SWEEP_PERIOD);
     }
 
     private static ExecutorService renewalPool() {

@@ -3,13 +3,11 @@ package dev.idem.core.internal.codec;
 import dev.idem.codec.ResultCodecProvider;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
+import java.util.TreeSet;
 
 /**
  * The result codecs an engine knows: the core's {@code java} codec and every {@link ResultCodecProvider} found with
@@ -17,34 +15,55 @@ import java.util.stream.Collectors;
  * highest-priority codec, so adding idem-codec-jackson to the class path makes {@code json} the default.
  */
 public final class Codecs {
-    private static final Pattern NAME = Pattern.compile("[a-z0-9-]{1,16}");
-
     private final Map<String, ResultCodecProvider> byName;
     private final String defaultName;
 
     public Codecs(String configuredDefault, ClassLoader loader) {
         List<ResultCodecProvider> all = new ArrayList<>();
         all.add(new JavaCodecProvider());
-        ServiceLoader.load(ResultCodecProvider.class, loader).forEach(all::add);
-        all.sort(Comparator.comparingInt(ResultCodecProvider::priority).reversed());
+        for (ResultCodecProvider provider : ServiceLoader.load(ResultCodecProvider.class, loader)) {
+            all.add(provider);
+        }
+        // The higher priority wins a name and the default; of equal priorities, the first found.
         Map<String, ResultCodecProvider> named = new LinkedHashMap<>();
+        ResultCodecProvider highest = null;
         for (ResultCodecProvider provider : all) {
             String name = provider.name();
             int version = provider.formatVersion();
-            if (!NAME.matcher(name).matches() || version < 1 || version > 255) {
+            if (!isName(name) || version < 1 || version > 255) {
                 throw new IllegalStateException("result codec " + provider.getClass().getName() + " has name \""
                         + name + "\" and format version " + version + "; a name is 1-16 of [a-z0-9-] and a version"
                         + " 1-255");
             }
-            named.putIfAbsent(name, provider); // sorted by priority: the first of a name wins
+            ResultCodecProvider held = named.get(name);
+            if (held == null || provider.priority() > held.priority()) {
+                named.put(name, provider);
+            }
+            if (highest == null || provider.priority() > highest.priority()) {
+                highest = provider;
+            }
         }
         this.byName = Map.copyOf(named);
-        this.defaultName = configuredDefault.isEmpty() ? all.get(0).name() : configuredDefault;
+        this.defaultName = configuredDefault.isEmpty() ? highest.name() : configuredDefault;
+    }
+
+    /** Whether {@code name} is 1-16 of {@code [a-z0-9-]}. */
+    private static boolean isName(String name) {
+        if (name == null || name.isEmpty() || name.length() > 16) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The known codecs' names, sorted, for messages. */
     public String names() {
-        return byName.keySet().stream().sorted().collect(Collectors.joining(", "));
+        return String.join(", ", new TreeSet<>(byName.keySet()));
     }
 
     /** The name methods use when their annotation names none. */

@@ -10,7 +10,7 @@ import java.lang.System.Logger.Level;
 import java.lang.annotation.Annotation;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +52,9 @@ public final class StoreRegistry implements AutoCloseable {
         this.clock = clock;
         this.loader = loader;
         this.evictions = evictions;
-        registered.values().forEach(this::watchEvictions);
+        for (IdempotencyStore store : registered.values()) {
+            watchEvictions(store);
+        }
     }
 
     public String defaultName() {
@@ -88,11 +90,11 @@ public final class StoreRegistry implements AutoCloseable {
         }
         String prefix = "idem." + name + ".";
         Map<String, String> own = new LinkedHashMap<>();
-        properties.forEach((k, v) -> {
-            if (k.startsWith(prefix)) {
-                own.put(k.substring(prefix.length()), v);
+        for (Map.Entry<String, String> e : properties.entrySet()) {
+            if (e.getKey().startsWith(prefix)) {
+                own.put(e.getKey().substring(prefix.length()), e.getValue());
             }
-        });
+        }
         IdempotencyStore store;
         try {
             store = provider.create(own, clock);
@@ -117,12 +119,16 @@ public final class StoreRegistry implements AutoCloseable {
     }
 
     private Map<String, IdempotencyStoreProvider> providers() {
-        List<IdempotencyStoreProvider> all = new ArrayList<>();
-        ServiceLoader.load(IdempotencyStoreProvider.class, loader).forEach(all::add);
-        all.sort(Comparator.comparingInt(StoreRegistry::priority).reversed());
+        // The highest priority wins a name; of equal priorities, the first found.
         Map<String, IdempotencyStoreProvider> byName = new LinkedHashMap<>();
-        for (IdempotencyStoreProvider p : all) {
-            byName.putIfAbsent(p.name(), p);
+        Map<String, Integer> priorities = new HashMap<>();
+        for (IdempotencyStoreProvider p : ServiceLoader.load(IdempotencyStoreProvider.class, loader)) {
+            int priority = priority(p);
+            Integer held = priorities.get(p.name());
+            if (held == null || priority > held) {
+                byName.put(p.name(), p);
+                priorities.put(p.name(), priority);
+            }
         }
         return byName;
     }
