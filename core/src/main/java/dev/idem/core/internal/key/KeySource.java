@@ -4,12 +4,9 @@ import dev.idem.Normalize;
 
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.regex.Pattern;
 
 /** One value that enters a hash: a parameter, or a property inside it, with its normalisations. */
 public final class KeySource {
-    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
-
     final int index;
     final String parameterName;
     final PropertyPath path;
@@ -40,7 +37,7 @@ public final class KeySource {
                         s = s.strip();
                         break;
                     case COLLAPSE_WHITESPACE:
-                        s = WHITESPACE.matcher(s).replaceAll(" ");
+                        s = collapseWhitespace(s);
                         break;
                     case LOWER_CASE:
                         s = s.toLowerCase(Locale.ROOT);
@@ -52,6 +49,42 @@ public final class KeySource {
             return s;
         }
         return value;
+    }
+
+    /**
+     * {@code s} with each run of whitespace as the regular expression {@code \\s} means it (space, tab, line feed,
+     * vertical tab, form feed, carriage return) replaced by one space. A loop rather than a regular expression, so
+     * planning a method does not load the regex engine.
+     */
+    static String collapseWhitespace(String s) {
+        StringBuilder sb = null;
+        int length = s.length();
+        for (int i = 0; i < length; i++) {
+            char c = s.charAt(i);
+            if (!isWhitespace(c)) {
+                if (sb != null) {
+                    sb.append(c);
+                }
+                continue;
+            }
+            int end = i + 1;
+            while (end < length && isWhitespace(s.charAt(end))) {
+                end++;
+            }
+            if (sb == null) {
+                if (c == ' ' && end == i + 1) {
+                    continue; // a single space stays as it is
+                }
+                sb = new StringBuilder(length).append(s, 0, i);
+            }
+            sb.append(' ');
+            i = end - 1;
+        }
+        return sb == null ? s : sb.toString();
+    }
+
+    private static boolean isWhitespace(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\u000B' || c == '\f' || c == '\r';
     }
 
     /** The parameter (and path) for messages: {@code 'order'} or {@code 'order.id'}. */

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 
 /**
  * A scope such as {@code "gemini-lab:daily"} or {@code "{tenant}:orders"}. Placeholders are the one place an
@@ -12,7 +11,8 @@ import java.util.regex.Pattern;
  * {@code . _ - @}): a tenant id, not a person's data.
  */
 public final class ScopeTemplate {
-    private static final Pattern SAFE_VALUE = Pattern.compile("[A-Za-z0-9._@-]{1,128}");
+    /** The most characters a placeholder's value may have. */
+    private static final int MAX_VALUE_LENGTH = 128;
 
     private final String literal;     // the whole scope when it has no placeholders, else null
     private final Object[] parts;     // String literals and KeySource placeholders
@@ -75,7 +75,7 @@ public final class ScopeTemplate {
             String text = value instanceof Enum ? ((Enum<?>) value).name()
                     : value instanceof CharSequence || value instanceof Number || value instanceof UUID
                     || value instanceof Boolean ? value.toString() : null;
-            if (text == null || !SAFE_VALUE.matcher(text).matches()) {
+            if (text == null || !isPlainIdentifier(text)) {
                 throw new UnencodableValueException("scope placeholder {" + source.describe().replace("'", "")
                         + "} must be a plain identifier (letters, digits, . _ - @, at most 128), got "
                         + (value == null ? "null" : "a " + value.getClass().getSimpleName() + " that is not one"));
@@ -83,5 +83,22 @@ public final class ScopeTemplate {
             sb.append(text);
         }
         return sb.toString();
+    }
+
+    /** One to {@value #MAX_VALUE_LENGTH} ASCII letters, digits, {@code . _ - @}: a loop, not a regular expression. */
+    static boolean isPlainIdentifier(String text) {
+        int length = text.length();
+        if (length == 0 || length > MAX_VALUE_LENGTH) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            char c = text.charAt(i);
+            boolean plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+                    || c == '.' || c == '_' || c == '-' || c == '@';
+            if (!plain) {
+                return false;
+            }
+        }
+        return true;
     }
 }
