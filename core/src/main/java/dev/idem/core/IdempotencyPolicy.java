@@ -17,6 +17,9 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Objects;
 
+// More than 500 lines for one idea: an immutable configuration and its builder, as Resilience4j's configs are. Each
+// annotation attribute has a field, an accessor and one or two documented setters that refuse bad values
+// naming the attribute; the duration grammar (DurationAttributes) and the retry policy (RetryPolicy) are apart.
 /**
  * What one idempotent operation promises: the parsed, validated form of {@link Idempotent}. Immutable.
  *
