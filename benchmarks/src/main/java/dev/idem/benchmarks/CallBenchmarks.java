@@ -1,7 +1,5 @@
 package dev.idem.benchmarks;
 
-import com.trendyol.jdempotent.core.aspect.IdempotentAspect;
-import com.trendyol.jdempotent.core.datasource.InMemoryIdempotentRepository;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.WeavingCheck;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -69,8 +67,7 @@ public class CallBenchmarks {
         // The fresh-key variants would fill the heap over a run. The peer's repository never evicts, so it gets a
         // new one every iteration; Idem gets the same treatment (a new engine and in-memory store), so neither
         // pays for eviction in idemFresh / peerFresh. idemFreshWithExpiry measures Idem with eviction on.
-        IdempotentAspect aspect = (IdempotentAspect) IdempotentAspect.class.getMethod("aspectOf").invoke(null);
-        aspect.setIdempotentRepository(new InMemoryIdempotentRepository());
+        Engines.emptyPeerRepository();
         engine = Engines.installFresh();
         // The replay keys, stored again at once.
         idem.generate(request);

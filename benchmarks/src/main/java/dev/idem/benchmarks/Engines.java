@@ -1,5 +1,7 @@
 package dev.idem.benchmarks;
 
+import com.trendyol.jdempotent.core.aspect.IdempotentAspect;
+import com.trendyol.jdempotent.core.datasource.InMemoryIdempotentRepository;
 import dev.idem.core.Idem;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.IdemSettings;
@@ -26,5 +28,11 @@ final class Engines {
             previous.close();
         }
         return engine;
+    }
+
+    /** Gives the peer's aspect (Jdempotent's, binary-woven) a new, empty in-memory repository. */
+    static void emptyPeerRepository() throws ReflectiveOperationException {
+        IdempotentAspect aspect = (IdempotentAspect) IdempotentAspect.class.getMethod("aspectOf").invoke(null);
+        aspect.setIdempotentRepository(new InMemoryIdempotentRepository());
     }
 }
