@@ -88,7 +88,7 @@ public final class JdbcReport {
         int seconds = args.length > 3 ? Integer.parseInt(args[3]) : 1;
         String server = serverDescription();
         double loadBefore = loadAverage();
-        Map<String, JdbcStoreBenchmarks.Cost> roundTrips = JdbcStoreBenchmarks.countStatements(COUNTED_CALLS);
+        Map<String, JdbcCallCosts.Cost> roundTrips = JdbcCallCosts.countStatements(COUNTED_CALLS);
         Map<Integer, Map<String, Score>> scores = new HashMap<>();
         List<Trial> trials = new ArrayList<>();
         for (int threads : THREADS) {
@@ -180,7 +180,7 @@ public final class JdbcReport {
     }
 
     private static String section(Map<Integer, Map<String, Score>> scores, List<Trial> trials,
-                                  Map<String, JdbcStoreBenchmarks.Cost> roundTrips,
+                                  Map<String, JdbcCallCosts.Cost> roundTrips,
                                   String server, double loadBefore, double loadAfter, int warmups, int iterations,
                                   int seconds) {
         StringBuilder s = new StringBuilder();
@@ -310,7 +310,7 @@ public final class JdbcReport {
         line.accept("");
         line.accept("Round trips and CPU per call, counted over " + String.format(Locale.ROOT, "%,d", COUNTED_CALLS)
                 + " calls of each kind through a pool of one connection, after a warm-up of each, the kinds taking"
-                + " turns (" + JdbcStoreBenchmarks.ROUNDS + " turns, each a tenth of the calls) so that a change of"
+                + " turns (" + JdbcCallCosts.ROUNDS + " turns, each a tenth of the calls) so that a change of"
                 + " the machine's load weighs on all alike. Round trips are counted by `CountingDataSource` (a wrapper"
                 + " of the pool that counts every `execute*` of every statement, each one round trip to the server)."
                 + " Server CPU is the time of that connection's backend process, read from `/proc` before and after"
@@ -328,13 +328,13 @@ public final class JdbcReport {
         line.accept("| call | round trips | goal | server CPU (µs) | server user (µs) | client CPU (µs) |"
                 + " client user (µs) | calling thread CPU (µs) | calling thread user (µs) | server + client (µs) |");
         line.accept("|---|---|---|---|---|---|---|---|---|---|");
-        line.accept(trips(roundTrips, JdbcStoreBenchmarks.FRESH, "`idemFresh`", "2"));
-        line.accept(trips(roundTrips, JdbcStoreBenchmarks.REPLAY_FROM_STORE, "`idemReplayFromStore`", "1"));
-        line.accept(trips(roundTrips, JdbcStoreBenchmarks.REPLAY_HELD, "`idemReplayHeld`", "0"));
-        line.accept(trips(roundTrips, JdbcStoreBenchmarks.BASELINE_FRESH, "`baselineFresh`", ""));
-        line.accept(trips(roundTrips, JdbcStoreBenchmarks.BASELINE_REPLAY, "`baselineReplay`", ""));
-        JdbcStoreBenchmarks.Cost idem = roundTrips.get(JdbcStoreBenchmarks.FRESH);
-        JdbcStoreBenchmarks.Cost bare = roundTrips.get(JdbcStoreBenchmarks.BASELINE_FRESH);
+        line.accept(trips(roundTrips, JdbcCallCosts.FRESH, "`idemFresh`", "2"));
+        line.accept(trips(roundTrips, JdbcCallCosts.REPLAY_FROM_STORE, "`idemReplayFromStore`", "1"));
+        line.accept(trips(roundTrips, JdbcCallCosts.REPLAY_HELD, "`idemReplayHeld`", "0"));
+        line.accept(trips(roundTrips, JdbcCallCosts.BASELINE_FRESH, "`baselineFresh`", ""));
+        line.accept(trips(roundTrips, JdbcCallCosts.BASELINE_REPLAY, "`baselineReplay`", ""));
+        JdbcCallCosts.Cost idem = roundTrips.get(JdbcCallCosts.FRESH);
+        JdbcCallCosts.Cost bare = roundTrips.get(JdbcCallCosts.BASELINE_FRESH);
         if (!Double.isNaN(idem.totalMicros()) && !Double.isNaN(bare.totalMicros())) {
             line.accept("");
             line.accept(String.format(Locale.ROOT, "Where the two cores are the limit, a fresh call can reach at most"
@@ -372,9 +372,9 @@ public final class JdbcReport {
         return String.format(Locale.ROOT, r >= 0.8 ? "%.2f" : "**%.2f**", r);
     }
 
-    private static String trips(Map<String, JdbcStoreBenchmarks.Cost> costs, String what, String name,
+    private static String trips(Map<String, JdbcCallCosts.Cost> costs, String what, String name,
                                 String goal) {
-        JdbcStoreBenchmarks.Cost c = costs.get(what);
+        JdbcCallCosts.Cost c = costs.get(what);
         return String.format(Locale.ROOT, "| %s | %.2f | %s | %s | %s | %s | %s | %s | %s | %s |", name,
                 c.statements(), goal, micros(c.serverMicros()), micros(c.serverUserMicros()),
                 micros(c.clientMicros()), micros(c.clientUserMicros()), micros(c.threadMicros()),
@@ -387,7 +387,7 @@ public final class JdbcReport {
 
     /** Which goals this run met, said from its own numbers, then what the numbers mean and what they do not. */
     private static List<String> notes(Map<Integer, Map<String, Score>> scores, List<Trial> trials,
-                                      Map<String, JdbcStoreBenchmarks.Cost> costs) {
+                                      Map<String, JdbcCallCosts.Cost> costs) {
         List<String> fresh = new ArrayList<>();
         List<String> replay = new ArrayList<>();
         for (int threads : THREADS) {
@@ -399,8 +399,8 @@ public final class JdbcReport {
                 replay.add(Integer.toString(threads));
             }
         }
-        JdbcStoreBenchmarks.Cost idem = costs.get(JdbcStoreBenchmarks.FRESH);
-        JdbcStoreBenchmarks.Cost bare = costs.get(JdbcStoreBenchmarks.BASELINE_FRESH);
+        JdbcCallCosts.Cost idem = costs.get(JdbcCallCosts.FRESH);
+        JdbcCallCosts.Cost bare = costs.get(JdbcCallCosts.BASELINE_FRESH);
         String cpu = Double.isNaN(idem.serverMicros()) || Double.isNaN(bare.serverMicros()) ? "" : String.format(
                 Locale.ROOT, " Here the server spent %.0f µs of CPU per fresh call against the baseline's %.0f µs.",
                 idem.serverMicros(), bare.serverMicros());

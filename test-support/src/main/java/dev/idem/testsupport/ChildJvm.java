@@ -1,9 +1,7 @@
 package dev.idem.testsupport;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -21,11 +19,11 @@ import java.util.function.Predicate;
  * stand still, take an agent). Built by {@link #of(Class)}: main class, class path (the test's own unless given),
  * JVM options, system properties, a java agent, arguments, and how long {@link Builder#run()} may take.
  *
- * <p>Its standard output is read line by line on a thread of its own as it comes, so a test waits for a line with a
- * deadline instead of blocking in {@code readLine()} for as long as the child stays silent; every wait here has a
- * deadline and fails with an {@link AssertionError} that shows the child's last output and its standard error. The
- * standard error goes to a file under {@code idem.test.dir} (default {@code target}), {@code workers/}, which the
- * failures name. {@link #close()} kills the child if it is still running, so a test that fails leaves no process.
+ * <p>Its standard output is read line by line on a thread of its own as it comes ({@link ChildOutput}), so a test
+ * waits for a line with a deadline instead of blocking in {@code readLine()} for as long as the child stays silent;
+ * every wait here has a deadline and fails with an {@link AssertionError} that shows the child's last output and its
+ * standard error. The standard error goes to a file under {@code idem.test.dir} (default {@code target}),
+ * {@code workers/}, which the failures name. {@link #close()} kills the child if it is still running, so a test that fails leaves no process.
  */
 public final class ChildJvm implements AutoCloseable {
     private static final int SHOWN_LINES = 40;
@@ -34,19 +32,14 @@ public final class ChildJvm implements AutoCloseable {
     private final String name;
     private final Process process;
     private final Path errors;
-    private final Object lock = new Object();
-    private final List<String> lines = new ArrayList<>(); // guarded by lock
-    private boolean ended; // guarded by lock: the output reached its end (the child exited or was killed)
-    private int cursor; // guarded by lock: where the next next() looks from
+    private final ChildOutput output;
     private volatile boolean frozen;
 
     private ChildJvm(String name, Process process, Path errors) {
         this.name = name;
         this.process = process;
         this.errors = errors;
-        Thread reader = new Thread(this::readOutput, "child-jvm-output-" + name);
-        reader.setDaemon(true);
-        reader.start();
+        this.output = new ChildOutput(process.getInputStream(), name, this::toString);
     }
 
     /**
@@ -67,25 +60,6 @@ public final class ChildJvm implements AutoCloseable {
         return new Builder(mainClass, mainClass.substring(mainClass.lastIndexOf('.') + 1));
     }
 
-    private void readOutput() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            for (String line = in.readLine(); line != null; line = in.readLine()) {
-                synchronized (lock) {
-                    lines.add(line);
-                    lock.notifyAll();
-                }
-            }
-        } catch (IOException destroyed) {
-            // the process was killed under the reader: the end of its output
-        } finally {
-            synchronized (lock) {
-                ended = true;
-                lock.notifyAll();
-            }
-        }
-    }
-
     /**
      * Waits for the first line, at index {@code from} or later, that {@code matching} accepts.
      *
@@ -99,26 +73,7 @@ public final class ChildJvm implements AutoCloseable {
      */
     public String await(Predicate<String> matching, int from, Duration timeout, String what)
             throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (lock) {
-            int seen = from;
-            while (true) {
-                for (; seen < lines.size(); seen++) {
-                    if (matching.test(lines.get(seen))) {
-                        cursor = seen + 1;
-                        return lines.get(seen);
-                    }
-                }
-                long left = deadline - System.nanoTime();
-                if (ended) {
-                    throw new AssertionError(name + ": the output ended before " + what + "; " + this);
-                }
-                if (left <= 0) {
-                    throw new AssertionError(name + ": no " + what + " within " + timeout + "; " + this);
-                }
-                TimeUnit.NANOSECONDS.timedWait(lock, left);
-            }
-        }
+        return output.await(matching, from, timeout, what);
     }
 
     /**
@@ -156,11 +111,7 @@ public final class ChildJvm implements AutoCloseable {
      * @throws InterruptedException when interrupted while waiting
      */
     public String next(Predicate<String> wanted, Duration timeout) throws InterruptedException {
-        int from;
-        synchronized (lock) {
-            from = cursor;
-        }
-        return await(wanted, from, timeout, "expected line");
+        return output.next(wanted, timeout);
     }
 
     /**
@@ -174,35 +125,17 @@ public final class ChildJvm implements AutoCloseable {
      * @throws InterruptedException when interrupted while waiting
      */
     public List<String> awaitLines(String prefix, int count, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (lock) {
-            while (true) {
-                List<String> found = lines(prefix);
-                if (found.size() >= count) {
-                    return found;
-                }
-                long left = deadline - System.nanoTime();
-                if (ended || left <= 0) {
-                    throw new AssertionError(name + ": " + found.size() + " of " + count + " " + prefix
-                            + "... lines " + (ended ? "before the output ended" : "within " + timeout) + "; " + this);
-                }
-                TimeUnit.NANOSECONDS.timedWait(lock, left);
-            }
-        }
+        return output.awaitLines(prefix, count, timeout);
     }
 
     /** {@return how many lines the child printed so far: where a later wait for what comes next starts} */
     public int mark() {
-        synchronized (lock) {
-            return lines.size();
-        }
+        return output.mark();
     }
 
     /** {@return every line the child printed so far} */
     public List<String> lines() {
-        synchronized (lock) {
-            return List.copyOf(lines);
-        }
+        return output.lines();
     }
 
     /**
@@ -211,9 +144,7 @@ public final class ChildJvm implements AutoCloseable {
      * @param prefix how the lines start
      */
     public List<String> lines(String prefix) {
-        synchronized (lock) {
-            return lines.stream().filter(l -> l.startsWith(prefix)).map(l -> l.substring(prefix.length())).toList();
-        }
+        return output.lines(prefix);
     }
 
     /** {@return what the child wrote to its standard error so far} */
@@ -250,16 +181,7 @@ public final class ChildJvm implements AutoCloseable {
         if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             throw new AssertionError(name + " still runs after " + timeout + "; " + this);
         }
-        synchronized (lock) {
-            // The pipe's end follows the exit at once; the deadline only guards against a grandchild holding it.
-            while (!ended) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new AssertionError(name + " exited, and its output did not end within " + timeout);
-                }
-                TimeUnit.NANOSECONDS.timedWait(lock, left);
-            }
-        }
+        output.awaitEnd(deadline, timeout);
         return process.exitValue();
     }
 

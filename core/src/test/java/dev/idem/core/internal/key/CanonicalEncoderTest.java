@@ -17,6 +17,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Random;
 
+import static dev.idem.core.internal.key.CanonicalDigests.encode;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,16 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * fields as their boxed values, and buffers grow at any boundary.
  */
 class CanonicalEncoderTest {
-
-    private static byte[] encode(Object value) {
-        CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        try {
-            encoder.encode(value);
-            return encoder.toByteArray();
-        } finally {
-            encoder.release();
-        }
-    }
 
     /** The format's string form, written independently: tag, big-endian length, the JDK's UTF-8 bytes. */
     private static byte[] expectedString(String s) throws IOException {

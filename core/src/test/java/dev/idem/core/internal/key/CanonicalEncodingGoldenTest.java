@@ -43,10 +43,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import static dev.idem.core.internal.key.CanonicalDigests.digestOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -416,16 +416,6 @@ class CanonicalEncodingGoldenTest {
             g.put(GOLDEN[i], GOLDEN[i + 1]);
         }
         return g;
-    }
-
-    private static String digestOf(Consumer<CanonicalEncoder> write) {
-        CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        try {
-            write.accept(encoder);
-            return Sha256.hex(encoder.sha256(), Sha256.LENGTH);
-        } finally {
-            encoder.release();
-        }
     }
 
     /** Fills this thread's encoder's scratch space with non-zero bytes, then releases it. */

@@ -28,6 +28,8 @@ import java.util.UUID;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import static dev.idem.core.internal.key.CanonicalDigests.encode;
+import static dev.idem.core.internal.key.CanonicalDigests.sha256;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -60,23 +62,6 @@ class CanonicalEncodingTest {
 
     static class Node {
         Node next;
-    }
-
-    static byte[] encode(Object value) {
-        CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        try {
-            encoder.encode(value);
-            return encoder.toByteArray();
-        } finally {
-            encoder.release();
-        }
-    }
-
-    static String sha256(Object value) {
-        byte[] bytes = encode(value);
-        byte[] out = new byte[32];
-        Sha256.digest(Sha256.newDigest(), bytes, bytes.length, out);
-        return Sha256.hex(out, 32);
     }
 
     /** A random value of the kinds users pass: scalars, strings, lists, maps and sets, nested. */

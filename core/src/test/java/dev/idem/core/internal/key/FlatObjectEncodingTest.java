@@ -12,6 +12,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
+import static dev.idem.core.internal.key.CanonicalDigests.encode;
+import static dev.idem.core.internal.key.CanonicalDigests.sha256;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -92,17 +94,6 @@ class FlatObjectEncodingTest {
         }
     }));
 
-    private static byte[] encode(Object value, Canonicalizers canonicalizers) {
-        CanonicalEncoder encoder = CanonicalEncoder.acquire();
-        try {
-            encoder.using(canonicalizers);
-            encoder.encode(value);
-            return encoder.toByteArray();
-        } finally {
-            encoder.release();
-        }
-    }
-
     /**
      * {@code value} encoded often enough that its class's objects are written by its composed writer, with every
      * encoding on the way (field by field through reflection, then through the writer) checked to be the same.
@@ -113,12 +104,6 @@ class FlatObjectEncodingTest {
             assertArrayEquals(first, encode(value, Canonicalizers.NONE), "encoding " + i + " of " + value);
         }
         return first;
-    }
-
-    private static String sha256(byte[] bytes) {
-        byte[] out = new byte[32];
-        Sha256.digest(Sha256.newDigest(), bytes, bytes.length, out);
-        return Sha256.hex(out, 32);
     }
 
     @Test

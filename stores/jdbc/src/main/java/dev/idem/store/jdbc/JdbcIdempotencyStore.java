@@ -133,10 +133,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     : new IdempotencyStoreException(message, e);
         }
         this.clock = new StoreClock(dialect, b.offsetMillis);
-        this.claims = dialect == Dialect.POSTGRESQL
-                ? new PostgresqlClaims(table, clock, dialect.nextToken(table).orElseThrow(), b.claimStart)
-                : new OptimisticClaims(table, dialect, clock, new TokenCounter(table, dialect));
         this.records = new RecordStatements(table, dialect, clock, b.sweepBatchSize);
+        this.claims = dialect == Dialect.POSTGRESQL
+                ? new PostgresqlClaims(table, clock, records, dialect.nextToken(table).orElseThrow(), b.claimStart)
+                : new OptimisticClaims(table, dialect, clock, new TokenCounter(table, dialect));
         this.transactionalClaims = new JdbcTransactionalClaims(this, dataSource);
         this.sweeper = b.sweepInterval == null ? null
                 : new ExpiredRowSweeper(table, b.sweepInterval, b.sweepBatchSize, this::deleteExpiredBatch);

@@ -25,21 +25,22 @@ final class PostgresqlClaims implements ClaimStrategy {
     private static final long NOT_INSERTED = -1;
 
     private final StoreClock clock;
+    private final RecordStatements records;
     private final ClaimPaths claimPaths;
     private final String readingFirst;
     private final String insertingFirst;
     private final String takeover;
     private final String locking;
-    private final String committed;
 
-    PostgresqlClaims(String table, StoreClock clock, String nextToken, ClaimPaths.Start start) {
+    PostgresqlClaims(String table, StoreClock clock, RecordStatements records, String nextToken,
+                     ClaimPaths.Start start) {
         this.clock = clock;
+        this.records = records;
         this.claimPaths = new ClaimPaths(start);
         this.readingFirst = PostgresqlClaimStatements.readingFirst(table, clock.sql(), nextToken);
         this.insertingFirst = PostgresqlClaimStatements.insertingFirst(table, clock.sql(), nextToken);
         this.takeover = PostgresqlClaimStatements.takeover(table, nextToken);
         this.locking = PostgresqlClaimStatements.locking(table, nextToken);
-        this.committed = StoredRow.selectByKey(table, clock.sql());
     }
 
     @Override
@@ -81,19 +82,10 @@ final class PostgresqlClaims implements ClaimStrategy {
      * for an execution elsewhere. The failed statement changed nothing; the read waits on nothing.
      */
     private ClaimOutcome.Existing heldByATransaction(Connection c, ClaimRequest request) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(committed)) {
-            ps.setLong(1, clock.offset());
-            ps.setBytes(2, KeyHashes.of(request.key()));
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    StoredRow row = StoredRow.read(rs);
-                    Instant nowAt = Instant.ofEpochMilli(row.nowMillis());
-                    IdempotencyRecord live = row.liveAt(nowAt);
-                    if (live != null && !live.isClaimableAt(nowAt, request.window())) {
-                        return new ClaimOutcome.Existing(live, nowAt);
-                    }
-                }
-            }
+        RecordStatements.RecordAtNow committed = records.recordAtNow(c, request.key());
+        IdempotencyRecord live = committed == null ? null : committed.live();
+        if (live != null && !live.isClaimableAt(committed.now(), request.window())) {
+            return new ClaimOutcome.Existing(live, committed.now());
         }
         Instant nowAt = clock.read(c);
         return new ClaimOutcome.Existing(new IdempotencyRecord(request.key(), RecordState.IN_PROGRESS,

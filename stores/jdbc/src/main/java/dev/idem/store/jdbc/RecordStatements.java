@@ -3,6 +3,7 @@ package dev.idem.store.jdbc;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.RecordState;
 import dev.idem.store.TtlJitter;
+import jakarta.annotation.Nullable;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -103,17 +104,37 @@ final class RecordStatements {
 
     /** The key's record, unless it has none or it expired at the store's now. */
     Optional<IdempotencyRecord> get(Connection c, String key) throws SQLException {
+        RecordAtNow read = recordAtNow(c, key);
+        return read == null ? Optional.empty() : Optional.ofNullable(read.live());
+    }
+
+    /**
+     * The key's record as {@link #get} reads it, with the store's now read by the same statement; null when the key
+     * has no row (and so no now was read).
+     */
+    @Nullable
+    RecordAtNow recordAtNow(Connection c, String key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(get)) {
             ps.setLong(1, clock.offset());
             ps.setBytes(2, KeyHashes.of(key));
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    return Optional.empty();
+                    return null;
                 }
                 StoredRow row = StoredRow.read(rs);
-                return Optional.ofNullable(row.liveAt(Instant.ofEpochMilli(row.nowMillis())));
+                Instant now = Instant.ofEpochMilli(row.nowMillis());
+                return new RecordAtNow(row.liveAt(now), now);
             }
         }
+    }
+
+    /**
+     * A key's row read at the store's now.
+     *
+     * @param live the row's record, null when the row holds none or it expired at {@code now}
+     * @param now  the store's now, read with the row
+     */
+    record RecordAtNow(@Nullable IdempotencyRecord live, Instant now) {
     }
 
     /** Deletes the key's record whatever its state: the key's row stays, absent, with its token. */

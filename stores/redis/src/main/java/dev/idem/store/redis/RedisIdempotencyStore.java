@@ -6,7 +6,6 @@ import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
 import dev.idem.store.IdempotencyRecord;
 import dev.idem.store.IdempotencyStore;
-import dev.idem.store.KeyScopes;
 import dev.idem.store.KeyWatch;
 import dev.idem.store.RecordState;
 import dev.idem.store.TtlJitter;
@@ -19,7 +18,6 @@ import io.lettuce.core.cluster.RedisClusterURIUtil;
 import jakarta.annotation.Nullable;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -28,9 +26,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
-// More than 500 lines for one idea: the public store holds its documented contract (this javadoc), its public Builder
-// and the operations with the script arguments they encode; key names (RedisKeyNames), the record's byte format
-// (RecordFormat), the connection's lifecycle (StoreConnection) and the gathering of calls (ScriptBatcher) are apart.
+// The public store is its documented contract (this javadoc), its Builder and its operations; apart are the encoding of
+// script arguments (ScriptArguments), the reading of replies (ScriptReplies), key names (RedisKeyNames), the record's
+// byte format (RecordFormat), the connection's lifecycle (StoreConnection) and the gathering of calls (ScriptBatcher).
 /**
  * An {@link IdempotencyStore} in Redis (standalone; Sentinel through a {@code redis-sentinel://} URI; Cluster), shared
  * by every process that uses the server. Built on Lettuce.
@@ -87,23 +85,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** The longest prefix: every record's name and channel carries it. */
     public static final int MAX_PREFIX_LENGTH = 64;
 
-    /** The default prefix and the start of the hash tag, which begin every Redis key of a store. */
-    private static final byte[] DEFAULT_KEY_START = RedisKeyNames.keyStart(DEFAULT_PREFIX);
-    private static final long TTL_MARGIN_MILLIS = TTL_MARGIN.toMillis();
-    private static final byte[] ZERO = number(0);
-    /** The status of a script's reply for an item it could not apply, {@code {-1, why}} ({@link Scripts#CLAIM}). */
-    private static final long NOT_APPLIED = -1;
-
     private final StoreConnection connection;
-    private final String where;
-    /** The prefix, its colon and the hash tag's opening brace, which begin each of this store's Redis keys. */
-    private final byte[] keyStart;
+    private final ScriptArguments arguments;
+    private final ScriptReplies replies;
     private final Duration timeout;
     private final LongSupplier offsetMillis;
-    @Nullable
-    private volatile EncodedText lastOwner;
-    @Nullable
-    private volatile EncodedLease lastLease;
     private final RedisWakeups wakeups;
     /** Gather concurrent claims, completions and failures into one call each; null on a Cluster (see gathered). */
     @Nullable
@@ -116,15 +102,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private RedisIdempotencyStore(Builder b) {
         this.timeout = b.timeout;
         this.offsetMillis = b.offsetMillis;
-        this.keyStart = RedisKeyNames.keyStart(b.prefix);
+        this.arguments = new ScriptArguments(b.prefix, b.offsetMillis);
         Connector connector = b.connector();
         this.connection = new StoreConnection(connector, timeout);
-        this.where = connection.where();
+        String where = connection.where();
+        this.replies = new ScriptReplies(where);
         boolean oneServer = !(connector instanceof ClusterConnector);
         this.claims = oneServer ? batcher(Scripts.CLAIM) : null;
         this.completions = oneServer ? batcher(Scripts.COMPLETE) : null;
         this.failures = oneServer ? batcher(Scripts.FAIL) : null;
-        this.wakeups = new RedisWakeups(connector.client(), connector::connectPubSub, this::channel, timeout, where);
+        this.wakeups = new RedisWakeups(connector.client(), connector::connectPubSub, arguments::channel, timeout,
+                where);
         try {
             connection.get(); // a misconfigured store fails at start, not at the first call
         } catch (RuntimeException e) {
@@ -317,25 +305,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(request, "request");
         String key = request.key();
         RedisKeyNames names = RedisKeyNames.forThread();
-        byte[][] keys = names.of(keyStart, key);
-        EncodedLease lease = lease(request.lease().toMillis());
-        byte[] fields = RecordFormat.fields(names.lastKeyBytes(), bytes(request.payloadHash()), owner(request.owner()));
-        byte[] window = request.window().isZero() ? ZERO : number(request.window().toMillis());
-        Object reply = gathered("claim", key, Scripts.CLAIM, claims, keys, fields, lease.recordPx, window);
+        byte[][] keys = arguments.claimKeys(names, key);
+        byte[] fields = arguments.claimFields(names, request);
+        byte[] px = arguments.leasePx(request.lease().toMillis());
+        Object reply = gathered("claim", key, Scripts.CLAIM, claims, keys, fields, px,
+                ScriptArguments.window(request.window()));
         if (reply instanceof Long token) { // the token alone: nothing replaced, no store time to translate
             return new ClaimOutcome.Acquired(token, null);
         }
         List<?> found = (List<?>) reply;
         long status = (Long) found.get(0);
-        if (status == NOT_APPLIED) {
-            throw notApplied("claim", key, found);
+        if (status == ScriptReplies.NOT_APPLIED) {
+            throw replies.notApplied("claim", key, found);
         }
         if (status == 0) { // {0, now, record}
-            return new ClaimOutcome.Existing(Objects.requireNonNull(record("claim", key, keys[0], found, 2),
+            return new ClaimOutcome.Existing(Objects.requireNonNull(replies.record("claim", key, keys[0], found, 2),
                     "the claim lost to no record"), Instant.ofEpochMilli((Long) found.get(1)));
         }
         // {1, token, now, replaced}
-        return new ClaimOutcome.Acquired((Long) found.get(1), record("claim", key, keys[0], found, 3),
+        return new ClaimOutcome.Acquired((Long) found.get(1), replies.record("claim", key, keys[0], found, 3),
                 Instant.ofEpochMilli((Long) found.get(2)));
     }
 
@@ -357,37 +345,38 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long keep = TtlJitter.expiresAt(Instant.EPOCH, ttl).toEpochMilli();
         // The argument is written to the socket before this returns, so the caller may reuse its array afterwards;
         // the stored copy is Redis's.
-        byte[] px = number(keep + TTL_MARGIN_MILLIS);
+        byte[] px = ScriptArguments.recordPx(keep);
         boolean completing = state == RecordState.COMPLETED;
         Object reply = gathered(operation, key, completing ? Scripts.COMPLETE : Scripts.FAIL,
-                completing ? completions : failures, recordKey(key), RecordFormat.owned(fencingToken), px,
+                completing ? completions : failures, arguments.recordKey(key), RecordFormat.owned(fencingToken), px,
                 encoded.clone());
         if (reply instanceof List<?> refused) {
-            throw notApplied(operation, key, refused);
+            throw replies.notApplied(operation, key, refused);
         }
-        return applied((Long) reply);
+        return ScriptReplies.applied((Long) reply);
     }
 
     @Override
     public boolean release(String key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        return applied(run("release", key, Scripts.RELEASE, recordKey(key), RecordFormat.owned(fencingToken)));
+        return ScriptReplies.applied(run("release", key, Scripts.RELEASE, arguments.recordKey(key),
+                RecordFormat.owned(fencingToken)));
     }
 
     @Override
     public boolean renew(String key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(lease, "lease");
-        return applied(run("renew", key, Scripts.RENEW, recordKey(key), RecordFormat.owned(fencingToken),
-                number(lease.toMillis()), offset()));
+        return ScriptReplies.applied(run("renew", key, Scripts.RENEW, arguments.recordKey(key),
+                RecordFormat.owned(fencingToken), ScriptArguments.number(lease.toMillis()), arguments.offset()));
     }
 
     @Override
     public Optional<IdempotencyRecord> get(String key) {
         Objects.requireNonNull(key, "key");
-        byte[][] names = recordKey(key);
-        List<Object> reply = run("get", key, Scripts.GET, names, offset());
-        IdempotencyRecord record = record("get", key, names[0], reply, 1);
+        byte[][] names = arguments.recordKey(key);
+        List<Object> reply = run("get", key, Scripts.GET, names, arguments.offset());
+        IdempotencyRecord record = replies.record("get", key, names[0], reply, 1);
         if (record == null || record.isExpiredAt(Instant.ofEpochMilli((Long) reply.get(0)))) {
             return Optional.empty();
         }
@@ -397,7 +386,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public void delete(String key) {
         Objects.requireNonNull(key, "key");
-        run("delete", key, Scripts.DELETE, recordKey(key));
+        run("delete", key, Scripts.DELETE, arguments.recordKey(key));
     }
 
     /** Offered: see {@link RedisWakeups}; one pub/sub connection per store, opened by the first watch. */
@@ -417,8 +406,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * slot of the empty key, each key's scripts reading their own master's clock.
      */
     Instant serverNow() {
-        List<byte[]> time = connection.await("read the time", "", connection.get().time(recordKey("")[0]));
-        long micros = Long.parseLong(text(time.get(0))) * 1_000_000L + Long.parseLong(text(time.get(1)));
+        List<byte[]> time = connection.await("read the time", "", connection.get().time(arguments.recordKey("")[0]));
+        long micros = Long.parseLong(ScriptReplies.text(time.get(0))) * 1_000_000L
+                + Long.parseLong(ScriptReplies.text(time.get(1)));
         return Instant.ofEpochMilli(micros / 1_000 + offsetMillis.getAsLong());
     }
 
@@ -451,74 +441,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     // Plumbing
 
     /**
-     * The Redis keys of {@code key} under the default prefix: its record and its bucket's token counter, in one slot.
-     * The arrays may be shared with other calls of the same thread: callers never change them.
-     */
-    static byte[][] redisKeys(String key) {
-        return RedisKeyNames.forThread().of(DEFAULT_KEY_START, key);
-    }
-
-    /** The Redis keys of {@code key} under {@code prefix}, as {@link #redisKeys(String)} (for tests). */
-    static byte[][] redisKeys(String prefix, String key) {
-        return RedisKeyNames.forThread().of(RedisKeyNames.keyStart(KeyPrefix.valid(prefix)), key);
-    }
-
-    /** The Redis key of {@code key}'s record alone, under this store's prefix, shared like {@link #redisKeys}'s. */
-    private byte[][] recordKey(String key) {
-        return RedisKeyNames.forThread().record(keyStart, key);
-    }
-
-    /** The wake-up channel of {@code key}: its record's name ({@link RedisWakeups}). */
-    private String channel(String key) {
-        return new String(recordKey(key)[0], StandardCharsets.UTF_8);
-    }
-
-    /**
-     * {@code owner} encoded, from a one-entry cache: an engine claims with one owner all its life, so its bytes are
-     * encoded once. The cached array is only ever read (Lettuce writes it to the socket).
-     */
-    private byte[] owner(String owner) {
-        EncodedText last = lastOwner;
-        if (last != null && last.text.equals(owner)) {
-            return last.bytes;
-        }
-        byte[] encoded = bytes(owner);
-        lastOwner = new EncodedText(owner, encoded);
-        return encoded;
-    }
-
-    /**
-     * A lease of {@code millis} as the claim's argument, from a one-entry cache: an operation's lease is the same
-     * every call.
-     */
-    private EncodedLease lease(long millis) {
-        EncodedLease last = lastLease;
-        if (last != null && last.number == millis) {
-            return last;
-        }
-        EncodedLease encoded = new EncodedLease(millis, number(millis + TTL_MARGIN_MILLIS));
-        lastLease = encoded;
-        return encoded;
-    }
-
-    /** A text and its encoding as a script argument, immutable so a cache of one can be read without locking. */
-    private record EncodedText(String text, byte[] bytes) {
-    }
-
-    /**
-     * A lease and the claim's argument it makes, the record's PX (the lease plus the TTL margin); immutable like
-     * {@link EncodedText}.
-     */
-    private record EncodedLease(long number, byte[] recordPx) {
-    }
-
-    /** The test offset of the server's time as a script argument; a constant outside tests. */
-    private byte[] offset() {
-        long offset = offsetMillis.getAsLong();
-        return offset == 0 ? ZERO : number(offset);
-    }
-
-    /**
      * One item of a script that handles many ({@link Scripts#CLAIM}, {@link Scripts#COMPLETE}, {@link Scripts#FAIL}):
      * {@code keys} and {@code args} are the item's, and its reply is returned. On a standalone server the item joins
      * the calls other threads are making ({@link ScriptBatcher}); on a Cluster, where one call may only touch one
@@ -528,7 +450,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                             byte[][] keys, byte[]... args) {
         if (batcher == null) {
             byte[][] alone = new byte[args.length + 1][];
-            alone[0] = offset();
+            alone[0] = arguments.offset();
             System.arraycopy(args, 0, alone, 1, args.length);
             List<Object> replies = run(operation, key, script, keys, alone);
             return replies.get(0);
@@ -562,53 +484,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private ScriptBatcher batcher(Scripts.Script script) {
-        return new ScriptBatcher(script, connection::ifOpen, this::offset, timeout.toMillis());
-    }
-
-    /**
-     * The failure of one item of a call that could not be applied, {@code {-1, why}} ({@link Scripts#CLAIM}): a value
-     * that is not this store's under its keys. Only its caller fails; the call's other items were applied alone.
-     */
-    private IdempotencyStoreException notApplied(String operation, String key, List<?> reply) {
-        return new IdempotencyStoreException("redis store: " + operation + " of " + KeyScopes.describe(key)
-                + " failed on " + where + ": Redis key " + text(reply.get(1)));
-    }
-
-    private static boolean applied(Long reply) {
-        return reply == 1L;
-    }
-
-    /**
-     * The record at {@code index} of {@code reply}, read from {@code redisKey} by {@code operation} of {@code key}, or
-     * null when absent.
-     *
-     * @throws IdempotencyStoreException naming the operation and the Redis key when the value there is not a record
-     */
-    @Nullable
-    private IdempotencyRecord record(String operation, String key, byte[] redisKey, List<?> reply, int index) {
-        if (reply.size() <= index) {
-            return null;
-        }
-        byte[] raw = (byte[]) reply.get(index);
-        try {
-            return RecordFormat.parse(raw);
-        } catch (RuntimeException e) {
-            throw new IdempotencyStoreException("redis store: " + operation + " of " + KeyScopes.describe(key)
-                    + " failed on " + where + ": Redis key " + new String(redisKey, StandardCharsets.UTF_8)
-                    + " holds a value of " + raw.length + " bytes that is not a record of this store's format", e);
-        }
-    }
-
-    private static String text(Object field) {
-        return new String((byte[]) field, StandardCharsets.UTF_8);
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] number(long n) {
-        return bytes(Long.toString(n));
+        return new ScriptBatcher(script, connection::ifOpen, arguments::offset, timeout.toMillis());
     }
 
     static String redactText(String uri) {

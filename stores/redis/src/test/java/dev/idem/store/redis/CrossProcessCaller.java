@@ -143,7 +143,7 @@ public final class CrossProcessCaller {
 
     private static void awaitAWaiter(StatefulRedisConnection<String, String> server, String key)
             throws InterruptedException {
-        String channel = new String(RedisIdempotencyStore.redisKeys(key)[0], StandardCharsets.UTF_8);
+        String channel = new String(ScriptArguments.redisKeys(key)[0], StandardCharsets.UTF_8);
         long deadline = System.nanoTime() + WAIT_FOR_A_WAITER;
         while (server.sync().pubsubShardNumsub(channel).getOrDefault(channel, 0L) == 0
                 && System.nanoTime() < deadline) {

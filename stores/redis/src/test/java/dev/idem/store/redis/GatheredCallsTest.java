@@ -134,7 +134,7 @@ class GatheredCallsTest {
             assertEquals(2, evalshaCalls() - callsBefore, "the first claim alone, then the " + (QUEUED + 1)
                     + " queued behind it in one call");
             for (int i = 0; i < QUEUED; i++) {
-                assertEquals(1L, admin.exists(new String(RedisIdempotencyStore.redisKeys(run + "queued-" + i)[0],
+                assertEquals(1L, admin.exists(new String(ScriptArguments.redisKeys(run + "queued-" + i)[0],
                         StandardCharsets.UTF_8)), "the record of queued-" + i);
             }
         } finally {
@@ -388,7 +388,7 @@ class GatheredCallsTest {
 
     /** The Redis key at {@code index} of {@code key}'s names (0 the record, 1 its bucket's counter). */
     private static String name(String key, int index) {
-        return new String(RedisIdempotencyStore.redisKeys(key)[index], StandardCharsets.UTF_8);
+        return new String(ScriptArguments.redisKeys(key)[index], StandardCharsets.UTF_8);
     }
 
     private static String failureMessage(Future<?> f) {

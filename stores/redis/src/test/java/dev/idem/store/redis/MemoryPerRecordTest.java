@@ -68,7 +68,7 @@ class MemoryPerRecordTest {
                         hex.formatHex(random(32)), "4711/1a2b3c4d", Duration.ofSeconds(30), Duration.ZERO)))
                         .fencingToken();
                 assertTrue(store.complete(key, token, random(resultBytes), Duration.ofHours(1)));
-                byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+                byte[][] keys = ScriptArguments.redisKeys(key);
                 recordBytes += admin.memoryUsage(keys[0]);
                 admin.del(keys[0]);
             }

@@ -85,7 +85,7 @@ class RedisClusterTckTest extends IdempotencyStoreTck {
         List<String> keys = new ArrayList<>();
         for (int i = 0; keys.size() < count; i++) {
             String k = key(stem + node + "-" + i);
-            if (cluster.nodeOfSlot(SlotHash.getSlot(RedisIdempotencyStore.redisKeys(k)[0])) == node) {
+            if (cluster.nodeOfSlot(SlotHash.getSlot(ScriptArguments.redisKeys(k)[0])) == node) {
                 keys.add(k);
             }
         }
@@ -124,7 +124,7 @@ class RedisClusterTckTest extends IdempotencyStoreTck {
             for (String key : keysOn(n, perNode)) {
                 long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key))).fencingToken();
                 assertTrue(store.complete(key, token, new byte[] {(byte) n}, TTL));
-                byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+                byte[][] keys = ScriptArguments.redisKeys(key);
                 String record = new String(keys[0], StandardCharsets.UTF_8);
                 String counter = new String(keys[1], StandardCharsets.UTF_8);
                 assertEquals(cluster.node(n).clusterKeyslot(record), cluster.node(n).clusterKeyslot(counter),
@@ -173,7 +173,7 @@ class RedisClusterTckTest extends IdempotencyStoreTck {
 
     @Test
     void theServersTimeIsReadFromTheMasterOwningTheKey() {
-        int owner = cluster.nodeOfSlot(SlotHash.getSlot(RedisIdempotencyStore.redisKeys("")[0]));
+        int owner = cluster.nodeOfSlot(SlotHash.getSlot(ScriptArguments.redisKeys("")[0]));
         long[] before = new long[TestRedisCluster.MASTERS];
         for (int n = 0; n < TestRedisCluster.MASTERS; n++) {
             before[n] = commandStat(n, "time", "calls");

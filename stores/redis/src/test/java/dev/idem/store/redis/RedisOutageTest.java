@@ -155,7 +155,7 @@ class RedisOutageTest {
             waiter = threads.submit(wait);
             // Shortly after an outage the wake-ups may still refuse to subscribe (they fail at once for a timeout
             // after a failed connection attempt): the caller is refused, and a new one is sent.
-            String channel = new String(RedisIdempotencyStore.redisKeys(fullKey.get())[0], StandardCharsets.UTF_8);
+            String channel = new String(ScriptArguments.redisKeys(fullKey.get())[0], StandardCharsets.UTF_8);
             while (!awaitSubscriber(uri, channel, waiter)) {
                 ExecutionException refused = assertThrows(ExecutionException.class, waiter::get);
                 assertInstanceOf(IdempotencyStoreException.class, refused.getCause());

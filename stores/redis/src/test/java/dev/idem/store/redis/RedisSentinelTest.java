@@ -84,7 +84,7 @@ class RedisSentinelTest {
         }
         RedisClient direct = RedisClient.create(RedisURI.create(master.uri()));
         try (StatefulRedisConnection<byte[], byte[]> c = direct.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
-            assertEquals(1L, c.sync().exists(RedisIdempotencyStore.redisKeys(key)[0]),
+            assertEquals(1L, c.sync().exists(ScriptArguments.redisKeys(key)[0]),
                     "the record is on the master the Sentinel named");
         } finally {
             direct.shutdown();

@@ -153,7 +153,7 @@ class RedisStoreTest {
                 Clock.systemUTC())) {
             assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key)));
         }
-        String record = new String(RedisIdempotencyStore.redisKeys(prefix, key)[0], StandardCharsets.UTF_8);
+        String record = new String(ScriptArguments.redisKeys(prefix, key)[0], StandardCharsets.UTF_8);
         assertEquals(1L, admin.exists(record), "the record is under the prefix: " + record);
         admin.del(record);
 
@@ -199,8 +199,8 @@ class RedisStoreTest {
             assertInstanceOf(ClaimOutcome.Acquired.class, plain.claim(request(key)), "and to the default prefix");
 
             try (var watchB = storeB.watch(key).orElseThrow(); var watchA = storeA.watch(key).orElseThrow()) {
-                String channelA = new String(RedisIdempotencyStore.redisKeys(a, key)[0], StandardCharsets.UTF_8);
-                String channelB = new String(RedisIdempotencyStore.redisKeys(b, key)[0], StandardCharsets.UTF_8);
+                String channelA = new String(ScriptArguments.redisKeys(a, key)[0], StandardCharsets.UTF_8);
+                String channelB = new String(ScriptArguments.redisKeys(b, key)[0], StandardCharsets.UTF_8);
                 assertEquals(Map.of(channelA, 1L, channelB, 1L), admin.pubsubShardNumsub(channelA, channelB),
                         "each store listens on its own prefix's channel");
                 assertTrue(storeA.complete(key, tokenA, new byte[] {1}, Duration.ofMinutes(1)));
@@ -215,7 +215,7 @@ class RedisStoreTest {
             assertArrayEquals(new byte[] {1}, storeA.get(key).orElseThrow().result(), "B's delete left A's record");
             assertEquals(RecordState.IN_PROGRESS, plain.get(key).orElseThrow().state());
             for (String prefix : List.of(a, b)) {
-                byte[][] names = RedisIdempotencyStore.redisKeys(prefix, key);
+                byte[][] names = ScriptArguments.redisKeys(prefix, key);
                 String record = new String(names[0], StandardCharsets.UTF_8);
                 String counter = new String(names[1], StandardCharsets.UTF_8);
                 assertTrue(record.startsWith(prefix + ":{") && counter.startsWith(prefix + ":{"), record);
@@ -258,7 +258,7 @@ class RedisStoreTest {
             }
         } finally {
             admin.aclDeluser(user);
-            admin.del(new String(RedisIdempotencyStore.redisKeys(prefix, key("x"))[1], StandardCharsets.UTF_8));
+            admin.del(new String(ScriptArguments.redisKeys(prefix, key("x"))[1], StandardCharsets.UTF_8));
         }
     }
 
@@ -453,13 +453,13 @@ class RedisStoreTest {
     void theRecordAndTheCounterOfAKeyShareOneSlotWhateverTheKeySays() {
         for (String key : List.of("idem:a:b:c", "}", "{", "{}", "}{x}", "idem:{tenant}:orders:1",
                 "\u6ce8\u6587-\ud83d\ude00", "x".repeat(2048))) {
-            byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+            byte[][] keys = ScriptArguments.redisKeys(key);
             assertEquals(SlotHash.getSlot(keys[0]), SlotHash.getSlot(keys[1]), key);
             String record = new String(keys[0], StandardCharsets.UTF_8);
             assertTrue(record.matches("idem:\\{([0-9a-f]{3})}:\\1[0-9a-f]{29}"), record);
             assertEquals(record.substring(0, "idem:{abc}:".length()) + "t", new String(keys[1], StandardCharsets.UTF_8),
                     "the counter of the record's bucket");
-            byte[][] prefixed = RedisIdempotencyStore.redisKeys("billing.idem", key);
+            byte[][] prefixed = ScriptArguments.redisKeys("billing.idem", key);
             assertEquals(SlotHash.getSlot(keys[0]), SlotHash.getSlot(prefixed[0]), "the prefix keeps the hash tag");
             assertEquals(SlotHash.getSlot(prefixed[0]), SlotHash.getSlot(prefixed[1]), key);
             assertEquals("billing." + record, new String(prefixed[0], StandardCharsets.UTF_8));
@@ -469,7 +469,7 @@ class RedisStoreTest {
     @Test
     void redisKeepsARecordForItsLogicalExpiryPlusTheMarginAndItsBucketsCounterForever() {
         String key = key("ttl");
-        byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+        byte[][] keys = ScriptArguments.redisKeys(key);
         String record = new String(keys[0], StandardCharsets.UTF_8);
         String counter = new String(keys[1], StandardCharsets.UTF_8);
         try (RedisIdempotencyStore store = open()) {
@@ -557,9 +557,9 @@ class RedisStoreTest {
         AtomicLong offset = new AtomicLong();
         String taken = key("counter-takeover");
         String fresh = key("counter-fresh");
-        String takenCounter = new String(RedisIdempotencyStore.redisKeys(prefix, taken)[1], StandardCharsets.UTF_8);
-        String freshRecord = new String(RedisIdempotencyStore.redisKeys(prefix, fresh)[0], StandardCharsets.UTF_8);
-        String freshCounter = new String(RedisIdempotencyStore.redisKeys(prefix, fresh)[1], StandardCharsets.UTF_8);
+        String takenCounter = new String(ScriptArguments.redisKeys(prefix, taken)[1], StandardCharsets.UTF_8);
+        String freshRecord = new String(ScriptArguments.redisKeys(prefix, fresh)[0], StandardCharsets.UTF_8);
+        String freshCounter = new String(ScriptArguments.redisKeys(prefix, fresh)[1], StandardCharsets.UTF_8);
         try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(redis.uri()).prefix(prefix)
                 .serverTimeOffset(offset::get).build()) {
             long token = assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(taken))).fencingToken();
@@ -597,7 +597,7 @@ class RedisStoreTest {
     }
 
     private static String[] names(String key) {
-        byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+        byte[][] keys = ScriptArguments.redisKeys(key);
         return new String[] {new String(keys[0], StandardCharsets.UTF_8), new String(keys[1], StandardCharsets.UTF_8)};
     }
 
@@ -615,7 +615,7 @@ class RedisStoreTest {
     @Test
     void tokensAreNeverBelowTheServersNowSoALostCounterCannotRewindThem() {
         String key = key("floor");
-        byte[][] keys = RedisIdempotencyStore.redisKeys(key);
+        byte[][] keys = ScriptArguments.redisKeys(key);
         String counter = new String(keys[1], StandardCharsets.UTF_8);
         try (RedisIdempotencyStore store = open()) {
             // The bucket's counter is shared: other tests' claims under a moved clock may have raised it past now.
@@ -633,7 +633,7 @@ class RedisStoreTest {
     @Test
     void aCounterAheadOfTheServersNowStillRaisesEveryToken() {
         String key = key("ahead");
-        String counter = new String(RedisIdempotencyStore.redisKeys(key)[1], StandardCharsets.UTF_8);
+        String counter = new String(ScriptArguments.redisKeys(key)[1], StandardCharsets.UTF_8);
         // A clock that went back, say. The bucket's counter stays a year ahead after the test: harmless to the keys
         // of other tests (their tokens are larger, and still increase), and it must never be lowered.
         long ahead = Math.max(Instant.now().plus(Duration.ofDays(365)).toEpochMilli() * 1_000,

@@ -140,6 +140,6 @@ class TtlJitterTest {
     }
 
     private static String recordKey(String key) {
-        return new String(RedisIdempotencyStore.redisKeys(key)[0], StandardCharsets.UTF_8);
+        return new String(ScriptArguments.redisKeys(key)[0], StandardCharsets.UTF_8);
     }
 }
