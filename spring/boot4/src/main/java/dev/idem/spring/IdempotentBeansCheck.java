@@ -46,6 +46,15 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
             Object made = type.isInstance(instance) ? instance : null; // not a FactoryBean's own instance
             ReflectionUtils.doWithMethods(target, method -> check(name, target, made, method, problems),
                     method -> method.isAnnotationPresent(Idempotent.class) && !method.isBridge());
+            for (Class<?> declared : ClassUtils.getAllInterfacesForClassAsSet(target)) {
+                for (Method abstractMethod : declared.getMethods()) {
+                    if (abstractMethod.isAnnotationPresent(Idempotent.class)
+                            && Modifier.isAbstract(abstractMethod.getModifiers())) {
+                        problems.add("bean '" + name + "' (" + target.getName() + "): "
+                                + misplaced(abstractMethod, target));
+                    }
+                }
+            }
         }
         if (!problems.isEmpty()) {
             throw new IdempotencyConfigurationException(problems.size() + " @Idempotent problem(s) in the"
@@ -79,6 +88,15 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
         } catch (IdempotencyConfigurationException e) {
             problems.add(where + e.getMessage());
         }
+    }
+
+    /** What is wrong with {@code @Idempotent} on an interface's {@code method} that {@code target} implements. */
+    private static String misplaced(Method method, Class<?> target) {
+        Method implementation = ClassUtils.getMostSpecificMethod(method, target);
+        return implementation != method && !implementation.isAnnotationPresent(Idempotent.class)
+                ? MisplacedAnnotation.onUnannotatedImplementation(MethodNames.describe(implementation),
+                        MethodNames.describe(method))
+                : MisplacedAnnotation.onAbstractMethod(MethodNames.describe(method), true);
     }
 
     /** Whether a class-based (CGLIB) or interface-based proxy can route calls of {@code method} to its advice. */
