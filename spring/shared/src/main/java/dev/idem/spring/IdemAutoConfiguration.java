@@ -4,6 +4,7 @@ import dev.idem.core.IdemEngine;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -26,6 +27,15 @@ public class IdemAutoConfiguration {
      * {@code @Transactional} method's transaction and a rolled-back transaction is not recorded as done.
      */
     public static final int DEFAULT_ASPECT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+    /**
+     * Checks that the application runs the Spring Boot generation this starter is built for.
+     *
+     * @throws IncompatibleSpringBootException naming both versions and the starter to use instead
+     */
+    public IdemAutoConfiguration() {
+        SpringBootGeneration.ofThisStarter().requireRunning(SpringBootVersion.getVersion());
+    }
 
     /**
      * The engine, from the application's {@code idem.*} properties; closed with the context.
