@@ -65,6 +65,14 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
     private void check(String bean, Class<?> target, Object instance, Method method, List<String> problems) {
         String where = "bean '" + bean + "' (" + target.getName() + "): ";
         String described = MethodNames.describe(method);
+        Method runs = ClassUtils.getMostSpecificMethod(method, target);
+        if (runs != method) { // overridden: the override is what the bean runs
+            if (!runs.isAnnotationPresent(Idempotent.class)) {
+                problems.add(where + MisplacedAnnotation.onUnannotatedImplementation(MethodNames.describe(runs),
+                        described));
+            }
+            return;
+        }
         if (Modifier.isAbstract(method.getModifiers())) {
             problems.add(where + MisplacedAnnotation.onAbstractMethod(described, method.getDeclaringClass()
                     .isInterface()));

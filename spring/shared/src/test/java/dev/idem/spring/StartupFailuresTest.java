@@ -93,6 +93,37 @@ class StartupFailuresTest {
                 e.getMessage());
     }
 
+    static class BaseJob {
+        @Idempotent(scope = "job")
+        public String run(String day) {
+            return day;
+        }
+    }
+
+    static class NightlyJob extends BaseJob {
+        @Override
+        public String run(String day) {
+            return "nightly " + day;
+        }
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class OverrideApp {
+        @Bean
+        NightlyJob nightlyJob() {
+            return new NightlyJob();
+        }
+    }
+
+    @Test
+    void anUnannotatedOverrideOfAnAnnotatedMethodStopsTheContext() {
+        IdempotencyConfigurationException e = refused(OverrideApp.class);
+        assertTrue(e.getMessage().contains("bean 'nightlyJob'"), e.getMessage());
+        assertTrue(e.getMessage().contains("NightlyJob#run") && e.getMessage().contains("is not annotated itself"),
+                e.getMessage());
+    }
+
     @SpringBootConfiguration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     static class EmptyApp {
