@@ -6,6 +6,7 @@ import dev.idem.core.IdemEngine;
 import dev.idem.core.MethodNames;
 import dev.idem.core.MisplacedAnnotation;
 import dev.idem.core.WeavingCheck;
+import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -41,9 +42,10 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
             if (type == null) {
                 continue;
             }
-            Class<?> target = ClassUtils.getUserClass(type);
             Object instance = beans.containsSingleton(name) ? beans.getSingleton(name) : null;
             Object made = type.isInstance(instance) ? instance : null; // not a FactoryBean's own instance
+            // The bean's own class: behind an interface-based proxy its type is the proxy's.
+            Class<?> target = made != null ? AopProxyUtils.ultimateTargetClass(made) : ClassUtils.getUserClass(type);
             ReflectionUtils.doWithMethods(target, method -> check(name, target, made, method, problems),
                     method -> method.isAnnotationPresent(Idempotent.class) && !method.isBridge());
             for (Class<?> declared : ClassUtils.getAllInterfacesForClassAsSet(target)) {
@@ -114,7 +116,7 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
     }
 
     private static boolean onAnInterfaceOf(Object proxy, Method method) {
-        for (Class<?> type : proxy.getClass().getInterfaces()) {
+        for (Class<?> type : AopProxyUtils.proxiedUserInterfaces(proxy)) {
             if (ClassUtils.hasMethod(type, method.getName(), method.getParameterTypes())) {
                 return true;
             }

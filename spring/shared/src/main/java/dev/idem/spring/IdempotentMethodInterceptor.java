@@ -29,7 +29,11 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         IdempotentMethod handle = engine.get().advise(annotatedMethod(invocation));
-        ProxyMethodInvocation proxied = (ProxyMethodInvocation) invocation;
+        if (!(invocation instanceof ProxyMethodInvocation proxied)) {
+            throw new IllegalStateException(invocation.getMethod() + " reached Idem's interceptor through a "
+                    + invocation.getClass().getName() + ", which cannot be run again for a retry; Idem's advisor"
+                    + " is meant for Spring AOP's proxies");
+        }
         return handle.call(invocation.getArguments(), () -> proxied.invocableClone().proceed());
     }
 
