@@ -21,7 +21,9 @@ import java.util.jar.Manifest;
  * path refuses a package split between modules).
  *
  * <p>Jars that bundle other Idem jars by design (the agent: one self-contained {@code -javaagent} jar, never put
- * beside the jars it bundles) are named and skipped by the package check; their module name is still checked.
+ * beside the jars it bundles), or stand in for another (the Spring Boot 3 starter: the Boot 4 starter's code built
+ * against Boot 3.5; an application has one of the two, and each refuses to start on the other's Spring Boot), are
+ * named and skipped by the package check; their module name is still checked.
  */
 final class ModuleNames {
     static final String ATTRIBUTE = "Automatic-Module-Name";
@@ -32,7 +34,8 @@ final class ModuleNames {
     /**
      * The problems of {@code jars} (by artifactId), or none.
      *
-     * @param bundling the artifactIds whose jars bundle others' packages, left out of the split-package check
+     * @param bundling the artifactIds whose jars bundle or stand in for others' packages, left out of the
+     *                 split-package check
      */
     static List<String> problems(Map<String, Path> jars, Set<String> bundling) {
         List<String> problems = new ArrayList<>();

@@ -1,0 +1,80 @@
+package dev.idem.spring;
+
+import dev.idem.core.IdemEngine;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.SpringBootVersion;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * {@code @Idempotent} on Spring beans: the engine, made from the application's {@code idem.*} properties unless the
+ * application defines its own {@link IdemEngine} bean; an advisor that hands each advised call to it; and the
+ * start-up check of every bean's {@code @Idempotent} methods.
+ */
+@AutoConfiguration
+public class IdemAutoConfiguration {
+    /**
+     * The advisor's order unless {@code idem.spring.aspect-order} says otherwise: before Spring's transaction
+     * advice (whose default is {@link Ordered#LOWEST_PRECEDENCE}), so the claim is made outside a
+     * {@code @Transactional} method's transaction and a rolled-back transaction is not recorded as done.
+     */
+    public static final int DEFAULT_ASPECT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+    /**
+     * Checks that the application runs the Spring Boot generation this starter is built for.
+     *
+     * @throws IncompatibleSpringBootException naming both versions and the starter to use instead
+     */
+    public IdemAutoConfiguration() {
+        SpringBootGeneration.ofThisStarter().requireRunning(SpringBootVersion.getVersion());
+    }
+
+    /**
+     * The engine, from the application's {@code idem.*} properties; closed with the context.
+     *
+     * @param environment the application's environment
+     * @return the engine
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public IdemEngine idemEngine(ConfigurableEnvironment environment) {
+        return IdemEngine.create(EnvironmentSettings.read(environment));
+    }
+
+    /**
+     * The advisor. Static, and given the engine only when first called, so making it (which Spring's auto-proxy
+     * creator does before most beans) does not make the engine early.
+     *
+     * @param engine      the engine, looked up at the first advised call
+     * @param environment where {@code idem.spring.aspect-order} is read
+     * @return the advisor
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static IdempotentMethodAdvisor idempotentMethodAdvisor(ObjectProvider<IdemEngine> engine,
+                                                           Environment environment) {
+        return new IdempotentMethodAdvisor(SingletonSupplier.of(engine::getObject),
+                EnvironmentSettings.aspectOrder(environment, DEFAULT_ASPECT_ORDER));
+    }
+
+    /**
+     * The start-up check.
+     *
+     * @param beans  the context's beans
+     * @param engine the engine every method is planned in
+     * @return the check, run once every singleton is made
+     */
+    @Bean
+    static IdempotentBeansCheck idempotentBeansCheck(ConfigurableListableBeanFactory beans,
+                                                     ObjectProvider<IdemEngine> engine) {
+        return new IdempotentBeansCheck(beans, SingletonSupplier.of(engine::getObject));
+    }
+}

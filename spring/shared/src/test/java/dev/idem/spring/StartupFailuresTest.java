@@ -1,0 +1,169 @@
+package dev.idem.spring;
+
+import dev.idem.IdempotencyConfigurationException;
+import dev.idem.Idempotent;
+import dev.idem.core.IdemEngine;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What stops the context at start-up, and what the message names. */
+class StartupFailuresTest {
+
+    static class BadTtl {
+        @Idempotent(scope = "bad", ttl = "5 parsecs")
+        public String run(String in) {
+            return in;
+        }
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class BadTtlApp {
+        @Bean
+        BadTtl badTtl() {
+            return new BadTtl();
+        }
+    }
+
+    @Test
+    void aBadAttributeStopsTheContextNamingTheBeanTheMethodAndTheAttribute() {
+        IdempotencyConfigurationException e = refused(BadTtlApp.class);
+        assertTrue(e.getMessage().contains("bean 'badTtl'"), e.getMessage());
+        assertTrue(e.getMessage().contains("BadTtl#run"), e.getMessage());
+        assertTrue(e.getMessage().contains("ttl") && e.getMessage().contains("5 parsecs"), e.getMessage());
+    }
+
+    static class FinalMethod {
+        @Idempotent(scope = "final")
+        public final String run(String in) {
+            return in;
+        }
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class FinalMethodApp {
+        @Bean
+        FinalMethod finalMethod() {
+            return new FinalMethod();
+        }
+    }
+
+    @Test
+    void aFinalMethodThatNoProxyCanAdviseStopsTheContext() {
+        IdempotencyConfigurationException e = refused(FinalMethodApp.class);
+        assertTrue(e.getMessage().contains("bean 'finalMethod'"), e.getMessage());
+        assertTrue(e.getMessage().contains("FinalMethod#run") && e.getMessage().contains("is final"),
+                e.getMessage());
+    }
+
+    interface Payments {
+        @Idempotent(scope = "pay")
+        String pay(String id);
+    }
+
+    static class CardPayments implements Payments {
+        @Override
+        public String pay(String id) {
+            return id;
+        }
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class InterfaceAnnotationApp {
+        @Bean
+        Payments payments() {
+            return new CardPayments();
+        }
+    }
+
+    @Test
+    void theAnnotationOnAnInterfaceMethodStopsTheContextSayingWhereItBelongs() {
+        IdempotencyConfigurationException e = refused(InterfaceAnnotationApp.class);
+        assertTrue(e.getMessage().contains("bean 'payments'"), e.getMessage());
+        assertTrue(e.getMessage().contains("CardPayments#pay") && e.getMessage().contains("is not annotated itself"),
+                e.getMessage());
+    }
+
+    static class BaseJob {
+        @Idempotent(scope = "job")
+        public String run(String day) {
+            return day;
+        }
+    }
+
+    static class NightlyJob extends BaseJob {
+        @Override
+        public String run(String day) {
+            return "nightly " + day;
+        }
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class OverrideApp {
+        @Bean
+        NightlyJob nightlyJob() {
+            return new NightlyJob();
+        }
+    }
+
+    @Test
+    void anUnannotatedOverrideOfAnAnnotatedMethodStopsTheContext() {
+        IdempotencyConfigurationException e = refused(OverrideApp.class);
+        assertTrue(e.getMessage().contains("bean 'nightlyJob'"), e.getMessage());
+        assertTrue(e.getMessage().contains("NightlyJob#run") && e.getMessage().contains("is not annotated itself"),
+                e.getMessage());
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class EmptyApp {
+    }
+
+    @Test
+    void anUnknownIdemKeyStopsTheContext() {
+        IdempotencyConfigurationException e = refused(EmptyApp.class, "idem.namespase=prod");
+        assertTrue(e.getMessage().contains("idem.namespase"), e.getMessage());
+    }
+
+    @Test
+    void anUnknownStarterKeyStopsTheContext() {
+        IdempotencyConfigurationException e = refused(EmptyApp.class, "idem.spring.aspect-ordre=1");
+        assertTrue(e.getMessage().contains("idem.spring.aspect-ordre"), e.getMessage());
+    }
+
+    @Test
+    void aBadAspectOrderStopsTheContextNamingTheKeyAndTheValue() {
+        IdempotencyConfigurationException e = refused(EmptyApp.class, "idem.spring.aspect-order=outer");
+        assertTrue(e.getMessage().contains("idem.spring.aspect-order") && e.getMessage().contains("outer"),
+                e.getMessage());
+    }
+
+    @Test
+    void theEngineTakesTheApplicationsIdemProperties() {
+        try (ConfigurableApplicationContext context = Applications.start(EmptyApp.class, "idem.namespace=staging",
+                "idem.spring.aspect-order=5")) {
+            assertEquals("staging", context.getBean(IdemEngine.class).settings().namespace());
+            assertEquals(5, context.getBean(IdempotentMethodAdvisor.class).getOrder());
+        }
+    }
+
+    private static IdempotencyConfigurationException refused(Class<?> app, String... properties) {
+        Throwable thrown = assertThrows(Throwable.class, () -> Applications.start(app, properties).close());
+        for (Throwable t = thrown; t != null; t = t.getCause()) {
+            if (t instanceof IdempotencyConfigurationException e) {
+                return e;
+            }
+        }
+        throw new AssertionError("the context failed, but not with an IdempotencyConfigurationException", thrown);
+    }
+}
