@@ -197,6 +197,11 @@ class DeferredStoreTest {
         try (DeferredStore store = deferred(() -> created)) {
             runNextProbe();
             long token = ((ClaimOutcome.Acquired) store.claim(claim())).fencingToken();
+            long stale = token + 1;
+            assertFalse(store.renew(KEY, stale, Duration.ofSeconds(30)), "the store's refusal, as it answered");
+            assertFalse(store.release(KEY, stale));
+            assertFalse(store.complete(KEY, stale, new byte[] {7}, Duration.ofMinutes(1)));
+            assertFalse(store.fail(KEY, stale, new byte[] {9}, Duration.ofMinutes(1)));
             assertTrue(store.renew(KEY, token, Duration.ofSeconds(30)));
             assertTrue(store.release(KEY, token));
             assertTrue(created.get(KEY).isEmpty(), "released through the stand-in");
