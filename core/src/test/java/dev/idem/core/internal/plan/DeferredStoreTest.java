@@ -4,8 +4,11 @@ import dev.idem.IdempotencyConfigurationException;
 import dev.idem.IdempotencyStoreException;
 import dev.idem.IdempotencyStoreUnreachableException;
 import dev.idem.core.InMemoryIdempotencyStore;
+import dev.idem.store.ClaimOutcome;
 import dev.idem.store.ClaimRequest;
+import dev.idem.store.ForwardingIdempotencyStore;
 import dev.idem.store.IdempotencyStore;
+import dev.idem.store.RecordState;
 import dev.idem.store.StoreCircuit;
 import org.junit.jupiter.api.Test;
 
@@ -125,5 +128,93 @@ class DeferredStoreTest {
             assertTrue(e.getMessage().contains("scope shop:orders"), e.getMessage());
             assertFalse(e.getMessage().contains("0123456789abcdef"), e.getMessage());
         }
+    }
+
+    /** A real store that counts its closes. */
+    private static final class ClosingStore extends ForwardingIdempotencyStore {
+        final AtomicInteger closes = new AtomicInteger();
+
+        ClosingStore() {
+            super(new InMemoryIdempotencyStore(Clock.systemUTC()));
+        }
+
+        @Override
+        public void close() {
+            closes.incrementAndGet();
+            super.close();
+        }
+
+        @Override
+        public String toString() {
+            return "the created store";
+        }
+    }
+
+    @Test
+    void closingClosesTheStoreCreatedInTheBackground() {
+        ClosingStore created = new ClosingStore();
+        DeferredStore store = deferred(() -> created);
+        assertEquals("store \"test\" (unreachable so far)", store.toString());
+        runNextProbe();
+        assertEquals("the created store", store.toString());
+        store.close();
+        assertEquals(1, created.closes.get());
+    }
+
+    @Test
+    void aStoreCreatedAfterTheCloseIsClosedAtOnceAndNeverUsed() {
+        ClosingStore created = new ClosingStore();
+        DeferredStore[] engineSide = new DeferredStore[1];
+        DeferredStore store = deferred(() -> {
+            engineSide[0].close(); // the engine closes while this attempt is creating the store
+            return created;
+        });
+        engineSide[0] = store;
+        runNextProbe();
+        assertEquals(1, created.closes.get(), "the late store is closed");
+        IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, () -> store.claim(claim()));
+        assertEquals("store \"test\": claim of scope shop:orders refused: the store is closed", e.getMessage());
+        assertEquals(1, creations.get(), "created once, by the attempt in flight");
+        store.close();
+        assertEquals(1, created.closes.get(), "closed once");
+    }
+
+    @Test
+    void closingBeforeAnyStoreExistsClosesNothingAndRefusesCalls() {
+        try (DeferredStore store = deferred(() -> {
+            throw away();
+        })) {
+            store.close();
+            IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, () -> store.get(KEY));
+            assertTrue(e.getMessage().endsWith("refused: the store is closed"), e.getMessage());
+            assertEquals(0, creations.get());
+        }
+    }
+
+    @Test
+    void onceCreatedEveryOperationReachesTheStore() {
+        ClosingStore created = new ClosingStore();
+        try (DeferredStore store = deferred(() -> created)) {
+            runNextProbe();
+            long token = ((ClaimOutcome.Acquired) store.claim(claim())).fencingToken();
+            long stale = token + 1;
+            assertFalse(store.renew(KEY, stale, Duration.ofSeconds(30)), "the store's refusal, as it answered");
+            assertFalse(store.release(KEY, stale));
+            assertFalse(store.complete(KEY, stale, new byte[] {7}, Duration.ofMinutes(1)));
+            assertFalse(store.fail(KEY, stale, new byte[] {9}, Duration.ofMinutes(1)));
+            assertTrue(store.renew(KEY, token, Duration.ofSeconds(30)));
+            assertTrue(store.release(KEY, token));
+            assertTrue(created.get(KEY).isEmpty(), "released through the stand-in");
+            token = ((ClaimOutcome.Acquired) store.claim(claim())).fencingToken();
+            assertTrue(store.complete(KEY, token, new byte[] {7}, Duration.ofMinutes(1)));
+            assertEquals(RecordState.COMPLETED, store.get(KEY).orElseThrow().state());
+            store.delete(KEY);
+            assertTrue(created.get(KEY).isEmpty(), "deleted through the stand-in");
+            token = ((ClaimOutcome.Acquired) store.claim(claim())).fencingToken();
+            assertTrue(store.fail(KEY, token, new byte[] {9}, Duration.ofMinutes(1)));
+            assertEquals(RecordState.FAILED, created.get(KEY).orElseThrow().state());
+            assertEquals(created.watch(KEY).isPresent(), store.watch(KEY).isPresent());
+        }
+        assertEquals(1, created.closes.get());
     }
 }
