@@ -75,10 +75,14 @@ public final class ConfigurationCheck {
     }
 
     /**
-     * {@code @Idempotent} where no weaver or agent can apply it: on {@code type}'s abstract methods, and on the
-     * abstract methods of its supertypes that {@code type} implements without the annotation.
+     * {@code @Idempotent} where no weaver, agent or proxy can apply it: on {@code type}'s abstract methods, and on
+     * the abstract methods of its supertypes that {@code type} implements without the annotation. A front-end that
+     * checks a class and its supertypes asks this of each.
+     *
+     * @param type the class or interface whose declared methods are inspected; it is not initialised
+     * @return one message per misplaced annotation, naming the method and what to do instead; empty when none
      */
-    static List<String> misplacedAnnotations(Class<?> type) {
+    public static List<String> misplacedAnnotations(@Nonnull Class<?> type) {
         List<String> problems = new ArrayList<>();
         for (Method m : type.getDeclaredMethods()) {
             boolean annotated = m.isAnnotationPresent(Idempotent.class);

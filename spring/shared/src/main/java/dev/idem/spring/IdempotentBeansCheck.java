@@ -2,6 +2,7 @@ package dev.idem.spring;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
+import dev.idem.core.ConfigurationCheck;
 import dev.idem.core.IdemEngine;
 import dev.idem.core.MethodNames;
 import dev.idem.core.MisplacedAnnotation;
@@ -46,17 +47,19 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
             Object made = type.isInstance(instance) ? instance : null; // not a FactoryBean's own instance
             // The bean's own class: behind an interface-based proxy its type is the proxy's.
             Class<?> target = made != null ? AopProxyUtils.ultimateTargetClass(made) : ClassUtils.getUserClass(type);
-            ReflectionUtils.doWithMethods(target, method -> check(name, target, made, method, problems),
-                    method -> method.isAnnotationPresent(Idempotent.class) && !method.isBridge());
-            for (Class<?> declared : ClassUtils.getAllInterfacesForClassAsSet(target)) {
-                for (Method abstractMethod : declared.getMethods()) {
-                    if (abstractMethod.isAnnotationPresent(Idempotent.class)
-                            && Modifier.isAbstract(abstractMethod.getModifiers())) {
-                        problems.add("bean '" + name + "' (" + target.getName() + "): "
-                                + misplaced(abstractMethod, target));
-                    }
+            List<Class<?>> types = typesOf(target);
+            if (!anyDeclaresIdempotent(types)) {
+                continue; // most beans: nothing of Idem's to check
+            }
+            String where = "bean '" + name + "' (" + target.getName() + "): ";
+            for (Class<?> declaring : types) {
+                for (String problem : ConfigurationCheck.misplacedAnnotations(declaring)) {
+                    problems.add(where + problem);
                 }
             }
+            ReflectionUtils.doWithMethods(target, method -> check(where, target, made, method, problems),
+                    method -> method.isAnnotationPresent(Idempotent.class) && !method.isBridge()
+                            && !Modifier.isAbstract(method.getModifiers()));
         }
         if (!problems.isEmpty()) {
             throw new IdempotencyConfigurationException(problems.size() + " @Idempotent problem(s) in the"
@@ -64,8 +67,29 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
         }
     }
 
-    private void check(String bean, Class<?> target, Object instance, Method method, List<String> problems) {
-        String where = "bean '" + bean + "' (" + target.getName() + "): ";
+    /** {@code target}, its superclasses below {@code Object} and every interface they implement. */
+    private static List<Class<?>> typesOf(Class<?> target) {
+        List<Class<?>> types = new ArrayList<>();
+        for (Class<?> c = target; c != null && c != Object.class; c = c.getSuperclass()) {
+            types.add(c);
+        }
+        types.addAll(ClassUtils.getAllInterfacesForClassAsSet(target));
+        return types;
+    }
+
+    private static boolean anyDeclaresIdempotent(List<Class<?>> types) {
+        for (Class<?> type : types) {
+            for (Method method : type.getDeclaredMethods()) {
+                if (method.isAnnotationPresent(Idempotent.class)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The problems of a concrete {@code @Idempotent} method of the bean: overridden, unproxiable, or unplannable. */
+    private void check(String where, Class<?> target, Object instance, Method method, List<String> problems) {
         String described = MethodNames.describe(method);
         Method runs = ClassUtils.getMostSpecificMethod(method, target);
         if (runs != method) { // overridden: the override is what the bean runs
@@ -73,11 +97,6 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
                 problems.add(where + MisplacedAnnotation.onUnannotatedImplementation(MethodNames.describe(runs),
                         described));
             }
-            return;
-        }
-        if (Modifier.isAbstract(method.getModifiers())) {
-            problems.add(where + MisplacedAnnotation.onAbstractMethod(described, method.getDeclaringClass()
-                    .isInterface()));
             return;
         }
         if (!WeavingCheck.isWoven(method)) {
@@ -98,15 +117,6 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
         } catch (IdempotencyConfigurationException e) {
             problems.add(where + e.getMessage());
         }
-    }
-
-    /** What is wrong with {@code @Idempotent} on an interface's {@code method} that {@code target} implements. */
-    private static String misplaced(Method method, Class<?> target) {
-        Method implementation = ClassUtils.getMostSpecificMethod(method, target);
-        return implementation != method && !implementation.isAnnotationPresent(Idempotent.class)
-                ? MisplacedAnnotation.onUnannotatedImplementation(MethodNames.describe(implementation),
-                        MethodNames.describe(method))
-                : MisplacedAnnotation.onAbstractMethod(MethodNames.describe(method), true);
     }
 
     /** Whether a class-based (CGLIB) or interface-based proxy can route calls of {@code method} to its advice. */
