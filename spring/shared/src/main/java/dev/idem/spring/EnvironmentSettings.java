@@ -34,13 +34,16 @@ final class EnvironmentSettings {
      * @throws dev.idem.IdempotencyConfigurationException for an unknown {@code idem.} key or a bad value, naming both
      */
     static IdemSettings read(ConfigurableEnvironment environment) {
+        Map<String, String> engineProperties = new TreeMap<>();
         for (String name : names(environment)) {
-            if (name.startsWith(STARTER_PREFIX) && !STARTER_KEYS.contains(name)) {
+            if (!name.startsWith(STARTER_PREFIX)) {
+                engineProperties.put(name, environment.getProperty(name)); // the winning source's value, resolved
+            } else if (!STARTER_KEYS.contains(name)) {
                 throw new IdempotencyConfigurationException("unknown property " + name + " = \""
                         + environment.getProperty(name) + "\"; the starter's own keys are " + STARTER_KEYS);
             }
         }
-        return IdemSettings.fromProperties(engineProperties(environment));
+        return IdemSettings.fromProperties(engineProperties);
     }
 
     /**
@@ -59,17 +62,6 @@ final class EnvironmentSettings {
             throw new IdempotencyConfigurationException(ASPECT_ORDER + " = \"" + value + "\" is not an integer"
                     + " (an Ordered value: lower runs outside higher)");
         }
-    }
-
-    /** Every {@code idem.*} key of the engine the environment names, with its resolved value. */
-    static Map<String, String> engineProperties(ConfigurableEnvironment environment) {
-        Map<String, String> properties = new TreeMap<>();
-        for (String name : names(environment)) {
-            if (!name.startsWith(STARTER_PREFIX)) {
-                properties.put(name, environment.getProperty(name)); // the winning source's value, resolved
-            }
-        }
-        return properties;
     }
 
     /** Every {@code idem.*} name some source of the environment lists. */
