@@ -1,0 +1,18 @@
+package dev.idem.spring;
+
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+/**
+ * The resources the starter and the engine read at run time, for an image built ahead of time: the starter's
+ * description of the Spring Boot it is built for (read by the version check as the context starts) and an
+ * application's {@code idem.properties}, which the engine reads from the class path when there is one.
+ */
+final class IdemRuntimeHints implements RuntimeHintsRegistrar {
+
+    @Override
+    public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+        hints.resources().registerPattern(SpringBootGeneration.RESOURCE);
+        hints.resources().registerPattern("idem.properties");
+    }
+}
