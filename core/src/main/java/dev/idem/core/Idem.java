@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import dev.idem.core.internal.plan.MethodPlans;
 import jakarta.annotation.Nonnull;
+import jakarta.annotation.Nullable;
 
 import java.lang.reflect.Method;
 import java.util.function.Function;
@@ -47,6 +48,24 @@ public final class Idem {
         IdemEngine previous = engine;
         engine = replacement;
         return previous;
+    }
+
+    /**
+     * Undoes an {@link #install}: puts {@code previous} back as the process's engine, if {@code installed} is still
+     * the process's engine (else someone installed another since, and that one stays). With {@code previous} null,
+     * the next use creates an engine from the environment again. For a component that lends its engine to the
+     * process for a while, such as an application context that closes its engine when it closes.
+     *
+     * @param installed the engine that was installed
+     * @param previous  what {@link #install} answered when {@code installed} was installed
+     * @return whether {@code previous} was put back
+     */
+    public static synchronized boolean uninstall(@Nonnull IdemEngine installed, @Nullable IdemEngine previous) {
+        if (engine != installed) {
+            return false;
+        }
+        engine = previous;
+        return true;
     }
 
     /**

@@ -90,4 +90,17 @@ class ProcessEngineHandleTest {
         }
         return new WeakReference<>(engine);
     }
+
+    @Test
+    void uninstallPutsThePreviousEngineBackOnlyWhileItsOwnIsStillInstalled() {
+        IdemEngine before = Idem.install(second);
+        assertSame(first, before);
+        assertTrue(Idem.uninstall(second, before), "still installed: undone");
+        assertSame(first, Idem.engine());
+
+        IdemEngine replaced = Idem.install(second);
+        Idem.install(first); // someone else's since
+        assertEquals(false, Idem.uninstall(second, replaced), "no longer installed: left as it is");
+        assertSame(first, Idem.engine());
+    }
 }

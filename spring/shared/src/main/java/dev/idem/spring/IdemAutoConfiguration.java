@@ -68,13 +68,28 @@ public class IdemAutoConfiguration {
     /**
      * The start-up check.
      *
-     * @param beans  the context's beans
-     * @param engine the engine every method is planned in
+     * @param beans         the context's beans
+     * @param engine        the engine every method is planned in
+     * @param processEngine lends that engine to the process if a bean's methods are woven or instrumented
      * @return the check, run once every singleton is made
      */
     @Bean
     static IdempotentBeansCheck idempotentBeansCheck(ConfigurableListableBeanFactory beans,
-                                                     ObjectProvider<IdemEngine> engine) {
-        return new IdempotentBeansCheck(beans, SingletonSupplier.of(engine::getObject));
+                                                     ObjectProvider<IdemEngine> engine,
+                                                     ObjectProvider<ProcessEngineBinding> processEngine) {
+        return new IdempotentBeansCheck(beans, SingletonSupplier.of(engine::getObject),
+                SingletonSupplier.of(processEngine::getObject));
+    }
+
+    /**
+     * What lends the context's engine to the process while the context runs, for methods woven at compile time or
+     * instrumented by the agent, which run on the process's engine.
+     *
+     * @param engine the context's engine
+     * @return the binding, which gives the process's engine back when the context closes
+     */
+    @Bean
+    ProcessEngineBinding idemProcessEngineBinding(IdemEngine engine) {
+        return new ProcessEngineBinding(engine);
     }
 }

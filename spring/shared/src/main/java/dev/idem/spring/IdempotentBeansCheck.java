@@ -24,15 +24,20 @@ import java.util.function.Supplier;
  * When the context has made its singletons, plans every {@code @Idempotent} method of every bean in the engine and
  * checks that its calls go through Idem (advised by the proxy, or woven, or instrumented), so a bad attribute or an
  * unprotected method stops the context at start-up, naming the bean, the method and the problem, instead of
- * showing at the first call or never.
+ * showing at the first call or never. When a bean's methods are woven or instrumented, which run on the process's
+ * engine, it lends the context's engine to the process ({@link ProcessEngineBinding}).
  */
 final class IdempotentBeansCheck implements SmartInitializingSingleton {
     private final ConfigurableListableBeanFactory beans;
     private final Supplier<IdemEngine> engine;
+    private final Supplier<ProcessEngineBinding> processEngine;
+    private boolean anyWoven;
 
-    IdempotentBeansCheck(ConfigurableListableBeanFactory beans, Supplier<IdemEngine> engine) {
+    IdempotentBeansCheck(ConfigurableListableBeanFactory beans, Supplier<IdemEngine> engine,
+                         Supplier<ProcessEngineBinding> processEngine) {
         this.beans = beans;
         this.engine = engine;
+        this.processEngine = processEngine;
     }
 
     @Override
@@ -64,6 +69,9 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
         if (!problems.isEmpty()) {
             throw new IdempotencyConfigurationException(problems.size() + " @Idempotent problem(s) in the"
                     + " application context: " + String.join("; ", problems));
+        }
+        if (anyWoven) {
+            processEngine.get().install();
         }
     }
 
@@ -99,7 +107,9 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
             }
             return;
         }
-        if (!WeavingCheck.isWoven(method)) {
+        if (WeavingCheck.isWoven(method)) {
+            anyWoven = true;
+        } else {
             String unprotected = !proxiable(method) ? "is " + unproxiable(method) + ", so no proxy can advise it"
                     : instance != null && !AopUtils.isAopProxy(instance) ? "belongs to a bean that was not proxied"
                     + " (made before Idem's advisor existed, as a dependency of a BeanPostProcessor is)"
