@@ -111,6 +111,8 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
             anyWoven = true;
         } else {
             String unprotected = !proxiable(method) ? "is " + unproxiable(method) + ", so no proxy can advise it"
+                    : Modifier.isFinal(target.getModifiers()) ? "belongs to a final class, which no class-based"
+                    + " proxy can extend"
                     : instance != null && !AopUtils.isAopProxy(instance) ? "belongs to a bean that was not proxied"
                     + " (made before Idem's advisor existed, as a dependency of a BeanPostProcessor is)"
                     : instance != null && AopUtils.isJdkDynamicProxy(instance) && !onAnInterfaceOf(instance, method)

@@ -10,6 +10,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.function.Supplier;
 
 /**
@@ -25,8 +26,15 @@ final class IdempotentMethodAdvisor extends AbstractPointcutAdvisor {
         setOrder(order);
     }
 
-    /** Whether calls of {@code method} through a proxy of {@code targetClass} are Spring's to hand to the engine. */
+    /**
+     * Whether calls of {@code method} through a proxy of {@code targetClass} are Spring's to hand to the engine. A
+     * final class is left out: no class-based proxy can extend it, and asking for one would stop the context with
+     * CGLIB's error instead of the start-up check's, which names the method and what to do.
+     */
     static boolean advises(Method method, Class<?> targetClass) {
+        if (Modifier.isFinal(targetClass.getModifiers())) {
+            return false;
+        }
         Method implementation = AopUtils.getMostSpecificMethod(method, targetClass);
         return implementation.isAnnotationPresent(Idempotent.class) && !WeavingCheck.isWoven(implementation);
     }

@@ -64,6 +64,30 @@ class StartupFailuresTest {
                 e.getMessage());
     }
 
+    static final class FinalClass {
+        @Idempotent(scope = "final-class")
+        public String run(String in) {
+            return in;
+        }
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class FinalClassApp {
+        @Bean
+        FinalClass finalClass() {
+            return new FinalClass();
+        }
+    }
+
+    @Test
+    void aFinalClassThatNoClassBasedProxyCanExtendStopsTheContextWithIdemsMessage() {
+        IdempotencyConfigurationException e = refused(FinalClassApp.class);
+        assertTrue(e.getMessage().contains("bean 'finalClass'"), e.getMessage());
+        assertTrue(e.getMessage().contains("FinalClass#run") && e.getMessage().contains("final class"),
+                e.getMessage());
+    }
+
     interface Payments {
         @Idempotent(scope = "pay")
         String pay(String id);
