@@ -120,8 +120,8 @@ final class SettingsReader {
 
     private static IdempotencyConfigurationException unknownKey(String key, String value) {
         return new IdempotencyConfigurationException("unknown configuration key " + key + " = \"" + value
-                + "\"; known keys are " + NAMESPACE + ", " + STORE + ", " + CODEC + ", " + ON_STORE_ERROR + ", "
-                + WAIT_RECHECK + " and idem.<store>.* for a store's own settings");
+                + "\"; known keys are " + String.join(", ", IdemSettings.KEYS)
+                + " and idem.<store>.* for a store's own settings");
     }
 
     private static Duration duration(String key, String value) {
