@@ -54,6 +54,12 @@ public final class IdemSettings {
      * store wakes it by a watch ({@link IdempotencyStore#watch}), {@value}: a duration such as {@code 1s}.
      */
     public static final String WAIT_RECHECK = "idem.waitRecheck";
+    /**
+     * The engine's own keys, in the order messages name them. Every other {@code idem.} key the engine accepts is a
+     * store's own, {@code idem.<store>.<name>}, handed to that store's provider
+     * ({@link dev.idem.store.IdempotencyStoreProvider#propertyNames()}); any other is refused as unknown.
+     */
+    public static final List<String> KEYS = List.of(NAMESPACE, STORE, CODEC, ON_STORE_ERROR, WAIT_RECHECK);
 
     private final String namespace;
     private final String defaultStore;

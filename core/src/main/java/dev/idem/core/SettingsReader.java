@@ -92,6 +92,9 @@ final class SettingsReader {
         for (Map.Entry<String, String> e : properties.entrySet()) {
             String key = e.getKey();
             String value = e.getValue().trim();
+            if (!IdemSettings.KEYS.contains(key) && !isStoreKey(key)) {
+                throw unknownKey(key, value);
+            }
             switch (key) {
                 case NAMESPACE:
                     builder.namespace(value);
@@ -109,19 +112,21 @@ final class SettingsReader {
                     builder.waitRecheck(duration(WAIT_RECHECK, value));
                     break;
                 default:
-                    if (!key.startsWith(PREFIX) || key.indexOf('.', PREFIX.length()) < 0) {
-                        throw unknownKey(key, value);
-                    }
                     builder.property(key, value); // idem.<store>.*: the store's provider reads it
             }
         }
         return builder;
     }
 
+    /** Whether {@code key} is {@code idem.<store>.<name>}, a store's own, which its provider checks. */
+    private static boolean isStoreKey(String key) {
+        return key.startsWith(PREFIX) && key.indexOf('.', PREFIX.length()) >= 0;
+    }
+
     private static IdempotencyConfigurationException unknownKey(String key, String value) {
         return new IdempotencyConfigurationException("unknown configuration key " + key + " = \"" + value
-                + "\"; known keys are " + NAMESPACE + ", " + STORE + ", " + CODEC + ", " + ON_STORE_ERROR + ", "
-                + WAIT_RECHECK + " and idem.<store>.* for a store's own settings");
+                + "\"; known keys are " + String.join(", ", IdemSettings.KEYS)
+                + " and idem.<store>.* for a store's own settings");
     }
 
     private static Duration duration(String key, String value) {

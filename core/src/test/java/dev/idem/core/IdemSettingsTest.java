@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -80,6 +81,28 @@ class IdemSettingsTest {
         IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
                 () -> IdemSettings.fromProperties(Map.of("idem.onStoreError", "open")));
         assertEquals("idem.onStoreError = \"open\" is not one of fail-closed, fail-open", e.getMessage());
+    }
+
+    /**
+     * {@link IdemSettings#KEYS} is what the engine reads: each of its keys, set to a value other than its default,
+     * changes the settings (and none is kept as a store's property), so the list names no key nobody reads.
+     */
+    @Test
+    void everyKeyOfTheListChangesTheSettings() {
+        Map<String, String> values = Map.of(IdemSettings.NAMESPACE, "prod", IdemSettings.STORE, "jdbc",
+                IdemSettings.CODEC, "java", IdemSettings.ON_STORE_ERROR, "fail-open",
+                IdemSettings.WAIT_RECHECK, "3s");
+        assertEquals(new TreeSet<>(values.keySet()), new TreeSet<>(IdemSettings.KEYS),
+                "a value for every key of IdemSettings.KEYS");
+        List<Object> defaults = observed(IdemSettings.ofDefaults());
+        for (String key : IdemSettings.KEYS) {
+            IdemSettings s = IdemSettings.fromProperties(Map.of(key, values.get(key)));
+            assertTrue(!observed(s).equals(defaults) && s.properties().isEmpty(), key + " changed nothing");
+        }
+    }
+
+    private static List<Object> observed(IdemSettings s) {
+        return List.of(s.namespace(), s.defaultStore(), s.defaultCodec(), s.onStoreError(), s.waitRecheck());
     }
 
     @ParameterizedTest

@@ -4,6 +4,7 @@ import jakarta.annotation.Nonnull;
 
 import java.time.Clock;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Makes a store known by name ({@code idem.store=redis}), found with {@link java.util.ServiceLoader}. When two
@@ -14,6 +15,17 @@ public interface IdempotencyStoreProvider {
     /** {@return the name users configure, such as {@code memory}, {@code jdbc} or {@code redis}; never null} */
     @Nonnull
     String name();
+
+    /**
+     * {@return the names of the configuration keys this provider reads, without the {@code idem.<name>.} prefix,
+     * such as {@code url} for {@code idem.jdbc.url}; never null} A provider that lists its names refuses every other
+     * name in {@link #create}, so the list is the whole of what it accepts (tools that describe the configuration,
+     * such as the Spring starters' metadata, are checked against it). Empty means the provider does not say.
+     */
+    @Nonnull
+    default Set<String> propertyNames() {
+        return Set.of();
+    }
 
     /**
      * Creates the store.

@@ -8,6 +8,7 @@ import dev.idem.store.IdempotencyStoreProvider;
 import java.time.Clock;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Makes the in-memory store known as {@code memory}, bounded by {@code idem.memory.maximumSize} records
@@ -18,6 +19,7 @@ import java.util.Map;
 public final class InMemoryStoreProvider implements IdempotencyStoreProvider {
     static final String MAXIMUM_SIZE = "maximumSize";
     static final String MAXIMUM_BYTES = "maximumBytes";
+    private static final Set<String> KEYS = Set.of(MAXIMUM_SIZE, MAXIMUM_BYTES);
     private static final String[] BYTE_UNITS = {"KB", "MB", "GB"};
 
     @Override
@@ -25,10 +27,16 @@ public final class InMemoryStoreProvider implements IdempotencyStoreProvider {
         return "memory";
     }
 
+    /** {@return maximumSize and maximumBytes: what {@link #create} accepts} */
+    @Override
+    public Set<String> propertyNames() {
+        return KEYS;
+    }
+
     @Override
     public IdempotencyStore create(Map<String, String> properties, Clock clock) {
         for (Map.Entry<String, String> p : properties.entrySet()) {
-            if (!p.getKey().equals(MAXIMUM_SIZE) && !p.getKey().equals(MAXIMUM_BYTES)) {
+            if (!KEYS.contains(p.getKey())) {
                 throw new IdempotencyConfigurationException("unknown configuration key idem.memory." + p.getKey()
                         + " = \"" + p.getValue() + "\"; the in-memory store knows idem.memory." + MAXIMUM_SIZE
                         + " and idem.memory." + MAXIMUM_BYTES);

@@ -22,7 +22,8 @@ final class EnvironmentSettings {
     static final String STARTER_PREFIX = "idem.spring.";
     /** Where the advisor stands among the other advice of a bean: an {@code Ordered} value, lower is outer. */
     static final String ASPECT_ORDER = "idem.spring.aspect-order";
-    private static final Set<String> STARTER_KEYS = Set.of(ASPECT_ORDER);
+    /** The starter's own keys: every other {@value #STARTER_PREFIX} key stops the context. */
+    static final Set<String> STARTER_KEYS = Set.of(ASPECT_ORDER);
     private static final String PREFIX = "idem.";
 
     private EnvironmentSettings() {

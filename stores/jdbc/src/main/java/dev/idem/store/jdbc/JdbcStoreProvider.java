@@ -37,6 +37,12 @@ public final class JdbcStoreProvider implements IdempotencyStoreProvider {
         return "jdbc";
     }
 
+    /** {@return url, user, password, table, createTable and sweepInterval: what {@link #create} accepts} */
+    @Override
+    public Set<String> propertyNames() {
+        return KEYS;
+    }
+
     @Override
     public IdempotencyStore create(Map<String, String> properties, Clock clock) {
         for (String key : properties.keySet()) {

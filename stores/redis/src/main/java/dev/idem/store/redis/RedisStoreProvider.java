@@ -37,6 +37,12 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
         return "redis";
     }
 
+    /** {@return uri, cluster, timeout and prefix: what {@link #create} accepts} */
+    @Override
+    public Set<String> propertyNames() {
+        return KEYS;
+    }
+
     @Override
     public IdempotencyStore create(Map<String, String> properties, Clock clock) {
         for (String key : properties.keySet()) {
