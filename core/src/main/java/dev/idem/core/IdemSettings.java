@@ -100,6 +100,36 @@ public final class IdemSettings {
         return new Builder();
     }
 
+    /**
+     * A builder that starts from {@code base}: every setting, store, listener and extension of it, to which the
+     * builder adds (a framework adds the application's beans to the settings its properties describe).
+     *
+     * @param base the settings to start from
+     * @return a new builder; {@code base} is not changed
+     */
+    public static Builder from(@Nonnull IdemSettings base) {
+        Builder b = new Builder();
+        b.namespace = base.namespace;
+        b.defaultStore = base.defaultStore;
+        b.defaultCodec = base.defaultCodec;
+        b.onStoreError = base.onStoreError;
+        b.clock = base.clock;
+        b.stores.putAll(base.stores);
+        b.properties.putAll(base.properties);
+        b.listeners.addAll(base.listeners);
+        b.canonicalizers.addAll(base.canonicalizers);
+        b.reconcilers.addAll(base.reconcilers);
+        b.completionAttempts = base.completionAttempts;
+        b.completionBackoff = base.completionBackoff;
+        b.waitRecheck = base.waitRecheck;
+        b.heartbeatScheduler = base.heartbeatScheduler;
+        b.retryClassifiers.addAll(base.retryClassifiers);
+        b.retryAfters.addAll(base.retryAfters);
+        b.retryRandom = base.retryRandom;
+        b.retryTimer = base.retryTimer;
+        return b;
+    }
+
     /** {@return the defaults: namespace {@code default}, the in-memory store, fail-closed} */
     public static IdemSettings ofDefaults() {
         return custom().build();

@@ -1,6 +1,8 @@
 package dev.idem.spring;
 
 import dev.idem.core.IdemEngine;
+import dev.idem.core.IdemSettings;
+import dev.idem.store.IdempotencyStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -38,15 +40,22 @@ public class IdemAutoConfiguration {
     }
 
     /**
-     * The engine, from the application's {@code idem.*} properties; closed with the context.
+     * The engine, from the application's {@code idem.*} properties and beans; closed with the context (before the
+     * beans it was given, which stay the application's). The application's {@link IdempotencyStore} bean (the
+     * primary one of several), or the store the starter made from the application's beans ({@code idem.store=jdbc}),
+     * serves as the store {@code idem.store} names.
      *
      * @param environment the application's environment
+     * @param stores      the application's store, if it has one
      * @return the engine
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public IdemEngine idemEngine(ConfigurableEnvironment environment) {
-        return IdemEngine.create(EnvironmentSettings.read(environment));
+    public IdemEngine idemEngine(ConfigurableEnvironment environment, ObjectProvider<IdempotencyStore> stores) {
+        IdemSettings properties = EnvironmentSettings.read(environment);
+        IdemSettings.Builder settings = IdemSettings.from(properties);
+        stores.ifUnique(store -> settings.store(properties.defaultStore(), store));
+        return IdemEngine.create(settings.build());
     }
 
     /**
