@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -16,10 +17,17 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -28,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * PostgreSQL): the method's own {@code JdbcTemplate} write and Idem's claim and completion share Spring's
  * transaction, the one a {@code @Transactional} caller has open or else one Idem begins with the application's
  * transaction manager, so they commit together, and a rollback (the method throws, its commit fails, the caller's
- * transaction rolls back) leaves neither the row nor the record, and a retry runs the method again.
+ * transaction rolls back) leaves neither the row nor the record, and a retry runs the method again; a concurrent
+ * caller of the key waits on the open transaction and replays what it committed.
  */
 class SpringTransactionsTest {
     private static final String RECORDS = "spring_tx_records";
@@ -43,6 +52,7 @@ class SpringTransactionsTest {
         private final AtomicInteger runs = new AtomicInteger();
         private final AtomicBoolean failAfterTheWrite = new AtomicBoolean();
         private final AtomicBoolean failTheCommit = new AtomicBoolean();
+        private volatile CountDownLatch holdAfterTheWrite = new CountDownLatch(0);
 
         Ledger(JdbcTemplate jdbc) {
             this.jdbc = jdbc;
@@ -60,6 +70,14 @@ class SpringTransactionsTest {
                     }
                 });
             }
+            try {
+                if (!holdAfterTheWrite.await(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the test did not let the method go on within 30 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
             if (failAfterTheWrite.getAndSet(false)) {
                 throw new IllegalStateException("the method failed after its write");
             }
@@ -76,6 +94,10 @@ class SpringTransactionsTest {
 
         public void failAfterTheWrite() {
             failAfterTheWrite.set(true);
+        }
+
+        public void holdAfterTheWrite(CountDownLatch latch) {
+            holdAfterTheWrite = latch;
         }
 
         public void failTheCommit() {
@@ -130,6 +152,7 @@ class SpringTransactionsTest {
         context.close();
     }
 
+    /** Each test calls keys of its own: the engine keeps the results it committed, as it should. */
     @BeforeEach
     void emptyTables() {
         jdbc.execute("delete from spring_tx_ledger");
@@ -196,6 +219,46 @@ class SpringTransactionsTest {
         assertEquals(2, ledger.runs(), "the retry ran the method again");
         assertEquals(1, entries());
         assertEquals(1, records());
+    }
+
+    @Test
+    @Timeout(60)
+    void aConcurrentCallOfTheKeyWaitsOnTheOpenTransactionAndReplaysWhatItCommitted() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        ledger.holdAfterTheWrite(release);
+        ExecutorService callers = Executors.newFixedThreadPool(2);
+        try {
+            Future<String> first = callers.submit(() -> ledger.post("lease"));
+            awaitCondition("the first call holds the key inside its transaction", () -> ledger.runs() == 1);
+            Future<String> second = callers.submit(() -> ledger.post("lease"));
+            awaitCondition("the second call waits on the first transaction's lock", () -> lockWaiters() == 1);
+            assertFalse(second.isDone(), "the second call waits while the first transaction is open");
+            release.countDown();
+            assertEquals("posted lease", first.get(30, TimeUnit.SECONDS));
+            assertEquals("posted lease", second.get(30, TimeUnit.SECONDS), "the second call got the committed result");
+            assertEquals(1, ledger.runs(), "the method ran once");
+            assertEquals(1, entries());
+        } finally {
+            release.countDown();
+            ledger.holdAfterTheWrite(new CountDownLatch(0));
+            callers.shutdownNow();
+        }
+    }
+
+    /** How many sessions of the test database wait for a lock (the second caller's claim, on the key's row). */
+    private static int lockWaiters() {
+        return jdbc.queryForObject("select count(*) from pg_stat_activity where datname = current_database()"
+                + " and wait_event_type = 'Lock'", Integer.class);
+    }
+
+    private static void awaitCondition(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 20 s: " + what);
+            }
+            Thread.sleep(10);
+        }
     }
 
     private static int entries() {
