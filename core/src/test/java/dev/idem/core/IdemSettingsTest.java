@@ -64,7 +64,8 @@ class IdemSettingsTest {
         assertEquals(Duration.ofMillis(300), copy.waitRecheck());
         assertEquals(List.of(first), base.listeners(), "the base is not changed");
         dev.idem.codec.ResultCodecProvider codec = new dev.idem.core.internal.codec.JavaCodecProvider();
-        assertEquals(List.of(codec), IdemSettings.from(IdemSettings.custom().codec(codec).build()).build().codecs());
+        IdemSettings withCodec = IdemSettings.custom().codec(codec).build();
+        assertEquals(List.of(codec), IdemSettings.from(withCodec).build().codecs());
     }
 
     @Test

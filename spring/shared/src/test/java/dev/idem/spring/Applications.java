@@ -8,6 +8,15 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /** Starts a real Spring Boot application (auto-configuration from the class path, no web server) for a test. */
 final class Applications {
+    /**
+     * The names of Spring Boot's {@code DataSource} auto-configuration in Boot 3 and in Boot 4 (its package moved),
+     * for {@code excludeName}: Boot ignores the one its generation lacks.
+     */
+    static final String DATA_SOURCE_AUTO_CONFIGURATION_BOOT3 =
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration";
+    static final String DATA_SOURCE_AUTO_CONFIGURATION_BOOT4 =
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration";
+
     private Applications() {
     }
 
@@ -43,13 +52,4 @@ final class Applications {
         }
         throw new AssertionError("the context failed, but not with a " + type.getSimpleName(), thrown);
     }
-
-    /**
-     * The names of Spring Boot's {@code DataSource} auto-configuration in Boot 3 and in Boot 4 (its package moved),
-     * for {@code excludeName}: Boot ignores the one its generation lacks.
-     */
-    static final String DATA_SOURCE_AUTO_CONFIGURATION_BOOT3 =
-            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration";
-    static final String DATA_SOURCE_AUTO_CONFIGURATION_BOOT4 =
-            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration";
 }

@@ -25,7 +25,8 @@ class OptionalDependenciesTest {
     private static final List<String> ABSENT = List.of("dev.idem.store.jdbc.JdbcIdempotencyStore",
             "dev.idem.store.redis.RedisIdempotencyStore", "org.springframework.jdbc.datasource.DataSourceUtils",
             "org.springframework.transaction.PlatformTransactionManager",
-            "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory", "io.lettuce.core.RedisClient");
+            "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory",
+            "io.lettuce.core.RedisClient");
 
     @Test
     void anApplicationWithoutTheOptionalDependenciesStartsAndItsMethodsWork() throws Exception {
