@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import dev.idem.IdempotencyConfigurationException;
 import dev.idem.OnStoreError;
+import dev.idem.codec.ResultCodecProvider;
 import dev.idem.core.internal.call.LeaseHeartbeat;
 import dev.idem.core.internal.retry.RetryTimer;
 import dev.idem.store.IdempotencyStore;
@@ -71,6 +72,7 @@ public final class IdemSettings {
     private final List<IdempotencyListener> listeners;
     private final List<KeyCanonicalizer<?>> canonicalizers;
     private final List<Reconciler> reconcilers;
+    private final List<ResultCodecProvider> codecs;
     private final int completionAttempts;
     private final Duration completionBackoff;
     private final Duration waitRecheck;
@@ -91,6 +93,7 @@ public final class IdemSettings {
         this.listeners = List.copyOf(b.listeners);
         this.canonicalizers = List.copyOf(b.canonicalizers);
         this.reconcilers = List.copyOf(b.reconcilers);
+        this.codecs = List.copyOf(b.codecs);
         this.completionAttempts = b.completionAttempts;
         this.completionBackoff = b.completionBackoff;
         this.waitRecheck = b.waitRecheck;
@@ -104,6 +107,37 @@ public final class IdemSettings {
     /** {@return a builder that starts from the defaults} */
     public static Builder custom() {
         return new Builder();
+    }
+
+    /**
+     * A builder that starts from {@code base}: every setting, store, listener and extension of it, to which the
+     * builder adds (a framework adds the application's beans to the settings its properties describe).
+     *
+     * @param base the settings to start from
+     * @return a new builder; {@code base} is not changed
+     */
+    public static Builder from(@Nonnull IdemSettings base) {
+        Builder b = new Builder();
+        b.namespace = base.namespace;
+        b.defaultStore = base.defaultStore;
+        b.defaultCodec = base.defaultCodec;
+        b.onStoreError = base.onStoreError;
+        b.clock = base.clock;
+        b.stores.putAll(base.stores);
+        b.properties.putAll(base.properties);
+        b.listeners.addAll(base.listeners);
+        b.canonicalizers.addAll(base.canonicalizers);
+        b.reconcilers.addAll(base.reconcilers);
+        b.codecs.addAll(base.codecs);
+        b.completionAttempts = base.completionAttempts;
+        b.completionBackoff = base.completionBackoff;
+        b.waitRecheck = base.waitRecheck;
+        b.heartbeatScheduler = base.heartbeatScheduler;
+        b.retryClassifiers.addAll(base.retryClassifiers);
+        b.retryAfters.addAll(base.retryAfters);
+        b.retryRandom = base.retryRandom;
+        b.retryTimer = base.retryTimer;
+        return b;
     }
 
     /** {@return the defaults: namespace {@code default}, the in-memory store, fail-closed} */
@@ -199,6 +233,11 @@ public final class IdemSettings {
         return reconcilers;
     }
 
+    /** {@return the result codecs given as instances, in the order they were added} */
+    public List<ResultCodecProvider> codecs() {
+        return codecs;
+    }
+
     /** {@return how often saving a result is tried before the INDETERMINATE event} */
     public int completionAttempts() {
         return completionAttempts;
@@ -257,6 +296,7 @@ public final class IdemSettings {
         private final List<IdempotencyListener> listeners = new ArrayList<>();
         private final List<KeyCanonicalizer<?>> canonicalizers = new ArrayList<>();
         private final List<Reconciler> reconcilers = new ArrayList<>();
+        private final List<ResultCodecProvider> codecs = new ArrayList<>();
         private int completionAttempts = 3;
         private Duration completionBackoff = Duration.ofMillis(50);
         private Duration waitRecheck = Duration.ofSeconds(1);
@@ -374,6 +414,20 @@ public final class IdemSettings {
          */
         public Builder reconciler(@Nonnull Reconciler reconciler) {
             reconcilers.add(Objects.requireNonNull(reconciler, "reconciler"));
+            return this;
+        }
+
+        /**
+         * Adds a result codec instance (one configured by the application, rather than found with
+         * {@code ServiceLoader}): it serves its {@linkplain ResultCodecProvider#name() name}, winning the name over a
+         * codec of the class path whatever their priorities, and is the default codec when {@code idem.codec} is
+         * unset and its priority is the highest.
+         *
+         * @param codec the codec
+         * @return this builder
+         */
+        public Builder codec(@Nonnull ResultCodecProvider codec) {
+            codecs.add(Objects.requireNonNull(codec, "codec"));
             return this;
         }
 

@@ -42,6 +42,34 @@ class IdemSettingsTest {
     }
 
     @Test
+    void aBuilderFromSettingsKeepsEverySettingAndAddsToTheLists() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        IdempotencyListener first = event -> { };
+        IdempotencyListener second = event -> { };
+        Clock clock = Clock.fixed(java.time.Instant.EPOCH, java.time.ZoneOffset.UTC);
+        IdemSettings base = IdemSettings.custom().namespace("prod").defaultStore("shared").defaultCodec("java")
+                .onStoreError(OnStoreError.FAIL_OPEN).clock(clock).store("shared", store)
+                .property("idem.jdbc.table", "t").listener(first).completionRetry(5, Duration.ofMillis(7))
+                .waitRecheck(Duration.ofMillis(300)).build();
+        IdemSettings copy = IdemSettings.from(base).listener(second).build();
+        assertEquals("prod", copy.namespace());
+        assertEquals("shared", copy.defaultStore());
+        assertEquals("java", copy.defaultCodec());
+        assertEquals(OnStoreError.FAIL_OPEN, copy.onStoreError());
+        assertSame(clock, copy.clock());
+        assertEquals(Map.of("shared", store), copy.stores());
+        assertEquals(Map.of("idem.jdbc.table", "t"), copy.properties());
+        assertEquals(List.of(first, second), copy.listeners());
+        assertEquals(5, copy.completionAttempts());
+        assertEquals(Duration.ofMillis(7), copy.completionBackoff());
+        assertEquals(Duration.ofMillis(300), copy.waitRecheck());
+        assertEquals(List.of(first), base.listeners(), "the base is not changed");
+        dev.idem.codec.ResultCodecProvider codec = new dev.idem.core.internal.codec.JavaCodecProvider();
+        IdemSettings withCodec = IdemSettings.custom().codec(codec).build();
+        assertEquals(List.of(codec), IdemSettings.from(withCodec).build().codecs());
+    }
+
+    @Test
     void valuesAreTrimmedAndStoreKeysPassThroughWithTheirPrefix() {
         IdemSettings s = IdemSettings.fromProperties(Map.of("idem.namespace", " prod ", "idem.store", " jdbc ",
                 "idem.jdbc.url", " jdbc:h2:mem ", "idem.redis.pool.size", "4"));

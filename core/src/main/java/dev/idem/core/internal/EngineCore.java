@@ -58,7 +58,7 @@ public final class EngineCore implements AutoCloseable {
         this.runner = new CallRunner(settings.clock(), events, heartbeat, owner, settings.onStoreError(),
                 settings.completionAttempts(), settings.completionBackoff(), attempts, settings.waitRecheck(),
                 abandoned);
-        Codecs codecs = new Codecs(settings.defaultCodec(), loader);
+        Codecs codecs = new Codecs(settings.defaultCodec(), loader, settings.codecs());
         this.planner = new OperationPlanner(stores, codecs, settings.namespace(),
                 Canonicalizers.of(settings.canonicalizers()), runner::forgetPlan);
         System.getLogger("dev.idem").log(System.Logger.Level.DEBUG, "Idem engine: namespace " + settings.namespace()

@@ -48,6 +48,21 @@ final class EnvironmentSettings {
     }
 
     /**
+     * A store's own settings, {@code idem.<store>.*}, by their names after that prefix, as the engine hands them to
+     * the store's provider.
+     */
+    static Map<String, String> storeProperties(IdemSettings settings, String store) {
+        String prefix = PREFIX + store + ".";
+        Map<String, String> own = new TreeMap<>();
+        settings.properties().forEach((key, value) -> {
+            if (key.startsWith(prefix)) {
+                own.put(key.substring(prefix.length()), value);
+            }
+        });
+        return own;
+    }
+
+    /**
      * The advisor's order: {@value #ASPECT_ORDER}, else {@code fallback}.
      *
      * @throws IdempotencyConfigurationException when the value is not an integer, naming the key and the value

@@ -1,6 +1,15 @@
 package dev.idem.spring;
 
 import dev.idem.core.IdemEngine;
+import dev.idem.codec.ResultCodecProvider;
+import dev.idem.core.IdemSettings;
+import dev.idem.core.IdempotencyListener;
+import dev.idem.core.KeyCanonicalizer;
+import dev.idem.core.Reconciler;
+import dev.idem.core.RetryAfter;
+import dev.idem.core.RetryClassifier;
+import dev.idem.store.IdempotencyStore;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -38,15 +47,33 @@ public class IdemAutoConfiguration {
     }
 
     /**
-     * The engine, from the application's {@code idem.*} properties; closed with the context.
+     * The engine, from the application's {@code idem.*} properties and beans; closed with the context (before the
+     * beans it was given, which stay the application's). The application's {@link IdempotencyStore} bean (the
+     * primary one of several), or the store the starter made from the application's beans ({@code idem.store=jdbc}
+     * or {@code redis}), serves as the store {@code idem.store} names. Every {@link IdempotencyListener},
+     * {@link Reconciler}, {@link RetryClassifier}, {@link RetryAfter}, {@link ResultCodecProvider} and
+     * {@link KeyCanonicalizer} bean is handed to the engine, in the beans' order ({@code @Order}, {@code Ordered}).
      *
      * @param environment the application's environment
+     * @param stores      the application's store, if it has one
+     * @param extensions  the application's beans, where the engine's extensions are looked up
      * @return the engine
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public IdemEngine idemEngine(ConfigurableEnvironment environment) {
-        return IdemEngine.create(EnvironmentSettings.read(environment));
+    public IdemEngine idemEngine(ConfigurableEnvironment environment, ObjectProvider<IdempotencyStore> stores,
+                                 ListableBeanFactory extensions) {
+        IdemSettings properties = EnvironmentSettings.read(environment);
+        IdemSettings.Builder settings = IdemSettings.from(properties);
+        stores.ifUnique(store -> settings.store(properties.defaultStore(), store));
+        extensions.getBeanProvider(IdempotencyListener.class).orderedStream().forEach(settings::listener);
+        extensions.getBeanProvider(Reconciler.class).orderedStream().forEach(settings::reconciler);
+        extensions.getBeanProvider(RetryClassifier.class).orderedStream().forEach(settings::retryClassifier);
+        extensions.getBeanProvider(RetryAfter.class).orderedStream().forEach(settings::retryAfter);
+        extensions.getBeanProvider(ResultCodecProvider.class).orderedStream().forEach(settings::codec);
+        extensions.getBeanProvider(KeyCanonicalizer.class).orderedStream()
+                .forEach(canonicalizer -> settings.canonicalizer((KeyCanonicalizer<?>) canonicalizer));
+        return IdemEngine.create(settings.build());
     }
 
     /**
@@ -59,6 +86,7 @@ public class IdemAutoConfiguration {
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
     static IdempotentMethodAdvisor idempotentMethodAdvisor(ObjectProvider<IdemEngine> engine,
                                                            Environment environment) {
         return new IdempotentMethodAdvisor(SingletonSupplier.of(engine::getObject),
@@ -74,6 +102,7 @@ public class IdemAutoConfiguration {
      * @return the check, run once every singleton is made
      */
     @Bean
+    @ConditionalOnMissingBean
     static IdempotentBeansCheck idempotentBeansCheck(ConfigurableListableBeanFactory beans,
                                                      ObjectProvider<IdemEngine> engine,
                                                      ObjectProvider<ProcessEngineBinding> processEngine) {

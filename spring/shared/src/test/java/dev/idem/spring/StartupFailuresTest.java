@@ -10,7 +10,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What stops the context at start-up, and what the message names. */
@@ -182,12 +181,6 @@ class StartupFailuresTest {
     }
 
     private static IdempotencyConfigurationException refused(Class<?> app, String... properties) {
-        Throwable thrown = assertThrows(Throwable.class, () -> Applications.start(app, properties).close());
-        for (Throwable t = thrown; t != null; t = t.getCause()) {
-            if (t instanceof IdempotencyConfigurationException e) {
-                return e;
-            }
-        }
-        throw new AssertionError("the context failed, but not with an IdempotencyConfigurationException", thrown);
+        return Applications.refused(IdempotencyConfigurationException.class, app, properties);
     }
 }

@@ -19,11 +19,20 @@ public final class Codecs {
     private final String defaultName;
 
     public Codecs(String configuredDefault, ClassLoader loader) {
+        this(configuredDefault, loader, List.of());
+    }
+
+    /**
+     * @param registered codecs given to the engine ({@code IdemSettings.Builder.codec}): each wins its name over a
+     *                   codec found on the class path, whatever their priorities; of two registered, the later
+     */
+    public Codecs(String configuredDefault, ClassLoader loader, List<ResultCodecProvider> registered) {
         List<ResultCodecProvider> all = new ArrayList<>();
         all.add(new JavaCodecProvider());
         for (ResultCodecProvider provider : ServiceLoader.load(ResultCodecProvider.class, loader)) {
             all.add(provider);
         }
+        all.addAll(registered);
         // The higher priority wins a name and the default; of equal priorities, the first found.
         Map<String, ResultCodecProvider> named = new LinkedHashMap<>();
         ResultCodecProvider highest = null;
@@ -36,7 +45,7 @@ public final class Codecs {
                         + " 1-255");
             }
             ResultCodecProvider held = named.get(name);
-            if (held == null || provider.priority() > held.priority()) {
+            if (held == null || provider.priority() > held.priority() || registered.contains(provider)) {
                 named.put(name, provider);
             }
             if (highest == null || provider.priority() > highest.priority()) {

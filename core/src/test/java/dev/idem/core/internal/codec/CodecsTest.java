@@ -13,6 +13,7 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Which codec a name, or no name, stands for when several providers are on the class path. */
@@ -37,6 +38,16 @@ class CodecsTest {
     void withoutOtherCodecsTheJavaCodecIsTheDefaultAndAConfiguredOneWins() throws IOException {
         assertEquals("java", new Codecs("", listing()).defaultName());
         assertEquals("yaml", new Codecs("yaml", listing(HighJson.class, MiddleYaml.class)).defaultName());
+    }
+
+    @Test
+    void aRegisteredCodecWinsItsNameOverAHigherPriorityOneOnTheClassPath() throws IOException {
+        LowJson registered = new LowJson();
+        Codecs codecs = new Codecs("", listing(HighJson.class), java.util.List.of(registered));
+        assertSame(registered, codecs.resolve("json"));
+        assertEquals("json", codecs.defaultName(), "the default is still decided by priority");
+        Codecs unregistered = new Codecs("", listing(HighJson.class), java.util.List.of());
+        assertInstanceOf(HighJson.class, unregistered.resolve("json"));
     }
 
     @Test

@@ -32,6 +32,10 @@ import java.util.Optional;
  * the application's transaction (from a transaction-aware data source) is refused
  * ({@link StoreConnections#requireOwn}); a joined transaction's connection is never changed but by the savepoint.
  *
+ * <p><b>Begun by the application's transaction manager</b> ({@link ApplicationTransactions#begin}): the manager's
+ * connection, bound by the manager for the method's writes; {@link #commit} and {@link #close} have the manager
+ * commit or roll it back, and the manager returns the connection.
+ *
  * <p><b>Waiting.</b> The claim waits on another transaction's lock of the key's row for at most the caller's wait,
  * through {@code lock_timeout} set for the claim alone ({@code set_config(..., true)}, put back afterwards), so the
  * method's own writes keep the lock timeout they had.
@@ -47,6 +51,8 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
     private final Savepoint savepoint;
     @Nullable
     private final JdbcTransactions.Scope binding;
+    @Nullable
+    private final ApplicationTransactions.Transaction managed;
     /** The isolation and the auto-commit mode a connection of the store's own came in, put back at close. */
     private final int isolation;
     private final boolean autoCommit;
@@ -55,11 +61,14 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
     private boolean closed;
 
     private JdbcClaimTransaction(JdbcIdempotencyStore store, Connection connection, @Nullable Savepoint savepoint,
-                                 @Nullable JdbcTransactions.Scope binding, int isolation, boolean autoCommit) {
+                                 @Nullable JdbcTransactions.Scope binding,
+                                 @Nullable ApplicationTransactions.Transaction managed, int isolation,
+                                 boolean autoCommit) {
         this.store = store;
         this.connection = connection;
         this.savepoint = savepoint;
         this.binding = binding;
+        this.managed = managed;
         this.isolation = isolation;
         this.autoCommit = autoCommit;
     }
@@ -68,7 +77,7 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
     static JdbcClaimTransaction joining(JdbcIdempotencyStore store, Connection bound) {
         store.connections().requireOpen("join a transaction", "");
         try {
-            return new JdbcClaimTransaction(store, bound, bound.setSavepoint(), null, -1, false);
+            return new JdbcClaimTransaction(store, bound, bound.setSavepoint(), null, null, -1, false);
         } catch (SQLException e) {
             throw store.connections().failure("join a transaction", "", e);
         }
@@ -90,7 +99,8 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
             if (autoCommit) {
                 c.setAutoCommit(false);
             }
-            return new JdbcClaimTransaction(store, c, null, JdbcTransactions.bindOwn(c), isolation, autoCommit);
+            return new JdbcClaimTransaction(store, c, null, JdbcTransactions.bindOwn(c), null, isolation,
+                    autoCommit);
         } catch (SQLException | RuntimeException e) {
             if (c != null) {
                 closeQuietly(c);
@@ -99,9 +109,21 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
         }
     }
 
+    /** A transaction the application's manager begins, and ends when the store commits or closes it. */
+    static JdbcClaimTransaction beginningIn(JdbcIdempotencyStore store, ApplicationTransactions application) {
+        store.connections().requireOpen("begin a transaction", "");
+        ApplicationTransactions.Transaction begun;
+        try {
+            begun = application.begin();
+        } catch (RuntimeException e) {
+            throw store.connections().failure("begin the application's transaction", "", e);
+        }
+        return new JdbcClaimTransaction(store, begun.connection(), null, null, begun, -1, false);
+    }
+
     @Override
     public boolean joined() {
-        return binding == null;
+        return binding == null && managed == null;
     }
 
     @Override
@@ -144,6 +166,16 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
 
     @Override
     public void commit() {
+        if (managed != null) {
+            try {
+                settled = true; // the manager rolls back a commit that fails: nothing is left to roll back here
+                managed.commit();
+            } catch (RuntimeException e) {
+                throw store.connections().failure("commit of the application's transaction (rolled back, or not"
+                        + " known to have applied)", key, e);
+            }
+            return;
+        }
         try {
             if (savepoint != null) {
                 connection.releaseSavepoint(savepoint);
@@ -166,7 +198,9 @@ final class JdbcClaimTransaction implements TransactionalClaims.Transaction {
         boolean ended = settled;
         try {
             if (!settled) {
-                if (savepoint != null) {
+                if (managed != null) {
+                    managed.rollback();
+                } else if (savepoint != null) {
                     connection.rollback(savepoint);
                     connection.releaseSavepoint(savepoint);
                 } else {

@@ -137,7 +137,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.claims = dialect == Dialect.POSTGRESQL
                 ? new PostgresqlClaims(table, clock, records, dialect.nextToken(table).orElseThrow(), b.claimStart)
                 : new OptimisticClaims(table, dialect, clock, new TokenCounter(table, dialect));
-        this.transactionalClaims = new JdbcTransactionalClaims(this, dataSource);
+        this.transactionalClaims = new JdbcTransactionalClaims(this, dataSource, b.applicationTransactions);
         this.sweeper = b.sweepInterval == null ? null
                 : new ExpiredRowSweeper(table, b.sweepInterval, b.sweepBatchSize, this::deleteExpiredBatch);
     }
@@ -181,6 +181,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private int sweepBatchSize = DEFAULT_SWEEP_BATCH_SIZE;
         private ClaimPaths.Start claimStart = ClaimPaths.Start.ADAPTIVE;
         private boolean manualCommitConnections;
+        @Nullable
+        private ApplicationTransactions applicationTransactions;
 
         private Builder(@Nullable DataSource dataSource, @Nullable String url) {
             this.dataSource = dataSource;
@@ -301,6 +303,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 throw new IdempotencyConfigurationException("the sweeper's batch size must be at least 1: " + size);
             }
             this.sweepBatchSize = size;
+            return this;
+        }
+
+        /**
+         * Lets the transactional mode use the transactions of the application's transaction manager on the store's
+         * data source (only with a data source): a call joins the one open on its thread, or, for
+         * {@code storeTransaction = REQUIRED}, has the manager begin one, so the method's writes through the
+         * manager's connection commit and roll back with the claim and the completion. Unless set, the mode joins
+         * only what {@link JdbcTransactions#join} bound, and begins transactions on a connection of its own.
+         *
+         * @param transactions the application's transactions over the data source given to {@link #builder}
+         * @return this builder
+         * @throws IdempotencyConfigurationException for a store configured with a URL, whose pool no application
+         *                                           transaction uses
+         */
+        public Builder applicationTransactions(ApplicationTransactions transactions) {
+            if (dataSource == null) {
+                throw new IdempotencyConfigurationException("application transactions need the store to be built"
+                        + " on the application's DataSource (JdbcIdempotencyStore.builder(dataSource)), not on a URL");
+            }
+            this.applicationTransactions = Objects.requireNonNull(transactions, "transactions");
             return this;
         }
 

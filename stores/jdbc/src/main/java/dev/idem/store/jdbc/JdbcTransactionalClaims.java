@@ -1,6 +1,7 @@
 package dev.idem.store.jdbc;
 
 import dev.idem.store.TransactionalClaims;
+import jakarta.annotation.Nullable;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -8,7 +9,9 @@ import java.util.Optional;
 
 /**
  * The jdbc store's transactional mode, on PostgreSQL: a claim inside the transaction bound to the thread
- * ({@link JdbcTransactions}), or inside one begun on the store's data source and bound for the method.
+ * ({@link JdbcTransactions}), else inside the application's transaction manager's on the thread
+ * ({@link ApplicationTransactions}, when the store has it), or inside one begun (by that manager, or else on the
+ * store's data source and bound for the method).
  *
  * <p>Why PostgreSQL only. Its claim is one statement that locks the key's row ({@code SELECT ... FOR UPDATE}) or
  * inserts it ({@code ON CONFLICT DO NOTHING}); a second transaction's claim waits on that row or that insert, bounded
@@ -18,10 +21,14 @@ import java.util.Optional;
 final class JdbcTransactionalClaims implements TransactionalClaims {
     private final JdbcIdempotencyStore store;
     private final DataSource dataSource;
+    @Nullable
+    private final ApplicationTransactions application;
 
-    JdbcTransactionalClaims(JdbcIdempotencyStore store, DataSource dataSource) {
+    JdbcTransactionalClaims(JdbcIdempotencyStore store, DataSource dataSource,
+                            @Nullable ApplicationTransactions application) {
         this.store = store;
         this.dataSource = dataSource;
+        this.application = application;
     }
 
     /** Why the transactional mode is refused on {@code dialect}, for the planner's message. */
@@ -43,14 +50,32 @@ final class JdbcTransactionalClaims implements TransactionalClaims {
 
     @Override
     public Optional<Transaction> join() {
-        Connection bound = JdbcTransactions.bound();
-        return bound == null ? Optional.empty() : Optional.of(JdbcClaimTransaction.joining(store, bound));
+        return open().map(connection -> JdbcClaimTransaction.joining(store, connection));
     }
 
     @Override
     public Transaction joinOrBegin() {
-        Connection bound = JdbcTransactions.bound();
-        return bound != null ? JdbcClaimTransaction.joining(store, bound)
+        Optional<Connection> open = open();
+        if (open.isPresent()) {
+            return JdbcClaimTransaction.joining(store, open.get());
+        }
+        return application != null ? JdbcClaimTransaction.beginningIn(store, application)
                 : JdbcClaimTransaction.beginning(store, dataSource);
+    }
+
+    /** The transaction open on this thread: the one bound by {@link JdbcTransactions}, else the application's. */
+    private Optional<Connection> open() {
+        Connection bound = JdbcTransactions.bound();
+        if (bound != null) {
+            return Optional.of(bound);
+        }
+        if (application == null) {
+            return Optional.empty();
+        }
+        try {
+            return application.current();
+        } catch (RuntimeException e) {
+            throw store.connections().failure("find the application's transaction", "", e);
+        }
     }
 }

@@ -36,8 +36,8 @@ import java.util.Set;
  * }
  * }</pre>
  * This is how Idem finds the application's transaction without a transaction manager: a binding the application
- * opens explicitly, scoped by try-with-resources, on the thread that runs the calls. (Spring's
- * {@code DataSourceUtils} binding is for a later integration to bridge.)
+ * opens explicitly, scoped by try-with-resources, on the thread that runs the calls. A transaction manager's own
+ * transactions (Spring's) reach the store through {@link ApplicationTransactions} instead.
  *
  * <p>A thread holds one binding at a time; a binding made inside another hides it until closed. Bindings are closed
  * on the thread that made them, innermost first.

@@ -4,6 +4,8 @@ import dev.idem.IdempotencyConfigurationException;
 import dev.idem.store.DurationGrammar;
 import dev.idem.store.IdempotencyStore;
 import dev.idem.store.IdempotencyStoreProvider;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -45,6 +47,53 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
 
     @Override
     public IdempotencyStore create(Map<String, String> properties, Clock clock) {
+        requireKnownKeys(properties);
+        String uri = properties.get(URI);
+        if (uri == null || uri.isBlank()) {
+            throw new IdempotencyConfigurationException("the redis store needs idem.redis.uri, such as"
+                    + " redis://localhost:6379");
+        }
+        return configure(RedisIdempotencyStore.builder(uri.trim()), properties).build();
+    }
+
+    /**
+     * A builder of the redis store over the application's {@code client}, configured by the redis store's own
+     * settings as {@link #create} reads them ({@code idem.redis.timeout}, {@code idem.redis.prefix},
+     * {@code idem.redis.cluster}), for an application that hands the store its client instead of a URI.
+     *
+     * @param client     the application's client, which its owner shuts down
+     * @param properties the {@code idem.redis.*} settings without the {@code idem.redis.} prefix
+     * @return the configured builder
+     * @throws IdempotencyConfigurationException for an unknown key, a bad value, or {@code uri}, which names a
+     *                                           server of the store's own
+     */
+    public static RedisIdempotencyStore.Builder builder(RedisClient client, Map<String, String> properties) {
+        requireNoUri(properties);
+        return configure(RedisIdempotencyStore.builder(client), properties);
+    }
+
+    /**
+     * {@link #builder(RedisClient, Map)} for the application's Cluster client.
+     *
+     * @param client     the application's Cluster client, which its owner shuts down
+     * @param properties the {@code idem.redis.*} settings without the {@code idem.redis.} prefix
+     * @return the configured builder
+     * @throws IdempotencyConfigurationException for an unknown key, a bad value, or {@code uri}
+     */
+    public static RedisIdempotencyStore.Builder builder(RedisClusterClient client, Map<String, String> properties) {
+        requireNoUri(properties);
+        return configure(RedisIdempotencyStore.builder(client), properties);
+    }
+
+    private static void requireNoUri(Map<String, String> properties) {
+        if (properties.containsKey(URI)) {
+            throw new IdempotencyConfigurationException("idem.redis.uri names a server of the redis store's own, but"
+                    + " the store is given the application's client; remove one of them");
+        }
+        requireKnownKeys(properties);
+    }
+
+    private static void requireKnownKeys(Map<String, String> properties) {
         for (String key : properties.keySet()) {
             if (!KEYS.contains(key)) {
                 throw new IdempotencyConfigurationException("unknown configuration key idem.redis." + key
@@ -52,12 +101,11 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
                         + " idem.redis.prefix");
             }
         }
-        String uri = properties.get(URI);
-        if (uri == null || uri.isBlank()) {
-            throw new IdempotencyConfigurationException("the redis store needs idem.redis.uri, such as"
-                    + " redis://localhost:6379");
-        }
-        RedisIdempotencyStore.Builder builder = RedisIdempotencyStore.builder(uri.trim());
+    }
+
+    /** Sets on {@code builder} the settings every redis store has, however it reaches its server. */
+    private static RedisIdempotencyStore.Builder configure(RedisIdempotencyStore.Builder builder,
+                                                           Map<String, String> properties) {
         String cluster = properties.get(CLUSTER);
         if (cluster != null) {
             builder.cluster(bool(cluster));
@@ -70,7 +118,7 @@ public final class RedisStoreProvider implements IdempotencyStoreProvider {
         if (prefix != null) {
             builder.prefix(prefix.trim());
         }
-        return builder.build();
+        return builder;
     }
 
     private static boolean bool(String text) {

@@ -145,6 +145,34 @@ class RedisStoreTest {
     }
 
     @Test
+    void theProviderBuildsAStoreOnAnApplicationsClientWithTheStoresOwnSettings() {
+        String prefix = "client-" + UUID.randomUUID().toString().substring(0, 8);
+        String key = key("provider-client");
+        RedisClient client = RedisClient.create(redis.uri());
+        try {
+            try (IdempotencyStore store = RedisStoreProvider.builder(client, Map.of("prefix", prefix,
+                    "timeout", "3s")).build()) {
+                assertInstanceOf(ClaimOutcome.Acquired.class, store.claim(request(key)));
+            }
+            String record = new String(ScriptArguments.redisKeys(prefix, key)[0], StandardCharsets.UTF_8);
+            assertEquals(1L, admin.exists(record), "the record is under the prefix: " + record);
+            admin.del(record);
+            IdempotencyConfigurationException uri = assertThrows(IdempotencyConfigurationException.class,
+                    () -> RedisStoreProvider.builder(client, Map.of("uri", redis.uri())));
+            assertTrue(uri.getMessage().startsWith("idem.redis.uri names a server of the redis store's own"),
+                    uri.getMessage());
+            IdempotencyConfigurationException unknown = assertThrows(IdempotencyConfigurationException.class,
+                    () -> RedisStoreProvider.builder(client, Map.of("timout", "3s")));
+            assertTrue(unknown.getMessage().contains("idem.redis.timout"), unknown.getMessage());
+            IdempotencyConfigurationException cluster = assertThrows(IdempotencyConfigurationException.class,
+                    () -> RedisStoreProvider.builder(client, Map.of("cluster", "true")));
+            assertTrue(cluster.getMessage().contains("idem.redis.cluster"), cluster.getMessage());
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
     void thePrefixIsReadFromItsKeyAndABadOneIsRefusedNamingThePropertyAndTheValue() {
         RedisStoreProvider provider = new RedisStoreProvider();
         String prefix = "provider-" + UUID.randomUUID().toString().substring(0, 8);
