@@ -9,8 +9,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  *
  * <p>Run it with {@code mvn -q install -DskipTests && mvn -q -pl samples/spring-orders spring-boot:run}; the orders
  * go to an embedded H2 database and Idem's records stay in memory. With
- * {@code -Dspring-boot.run.arguments="--idem.store=jdbc --spring.datasource.url=jdbc:postgresql://..."} both go to
- * PostgreSQL, so every instance of the API shares them.
+ * {@code -Dspring-boot.run.arguments="--idem.store=jdbc --idem.jdbc.createTable=true
+ * --spring.datasource.url=jdbc:postgresql://..."} both go to PostgreSQL, so every instance of the API shares them.
  */
 @SpringBootApplication
 public class OrdersApplication {
