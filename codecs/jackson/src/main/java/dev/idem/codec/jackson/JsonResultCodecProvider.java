@@ -3,10 +3,14 @@ package dev.idem.codec.jackson;
 import dev.idem.codec.ResultCodec;
 import dev.idem.codec.ResultCodecProvider;
 import dev.idem.codec.UnsupportedResultTypeException;
+import jakarta.annotation.Nonnull;
+import tools.jackson.databind.JacksonModule;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.lang.reflect.Type;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -70,8 +74,30 @@ public final class JsonResultCodecProvider implements ResultCodecProvider {
     /** Above the core's {@code java} codec (0), so that adding this module makes JSON the default. */
     public static final int PRIORITY = 100;
 
-    /** Made by {@link java.util.ServiceLoader}; holds no state. */
+    /** The application's own modules, added to every codec's mapper before the codec's; none by default. */
+    private final List<JacksonModule> modules;
+
+    /** Made by {@link java.util.ServiceLoader}; adds no module of the application's. */
     public JsonResultCodecProvider() {
+        this.modules = List.of();
+    }
+
+    private JsonResultCodecProvider(List<JacksonModule> modules) {
+        this.modules = modules;
+    }
+
+    /**
+     * A json codec that also writes and reads the application's types with {@code modules} (its own serializers and
+     * deserializers, such as those of the application's {@code JsonMapper}). Only modules are taken: the codec's
+     * settings (property order, dates, enums, inclusion, the refusal of polymorphic types) stay its own, since an
+     * application's API settings changing would otherwise change the stored form, and results stored before would
+     * replay differently. The modules are added before the codec's own, which keep the last word.
+     *
+     * @param modules the modules, in the order they are added
+     * @return the codec's provider, with the same name, format version and priority as this one
+     */
+    public static JsonResultCodecProvider withModules(@Nonnull Collection<? extends JacksonModule> modules) {
+        return new JsonResultCodecProvider(List.copyOf(modules));
     }
 
     @Override
@@ -103,7 +129,7 @@ public final class JsonResultCodecProvider implements ResultCodecProvider {
     public ResultCodec forType(Type type, ClassLoader loader) throws UnsupportedResultTypeException {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(loader, "loader");
-        JsonMapper mapper = StoredJsonMapper.create(loader);
+        JsonMapper mapper = StoredJsonMapper.create(loader, modules);
         JavaType javaType = ResultTypeCheck.check(mapper, boxed(type));
         return new JsonResultCodec(mapper, javaType);
     }
@@ -141,6 +167,7 @@ public final class JsonResultCodecProvider implements ResultCodecProvider {
 
     @Override
     public String toString() {
-        return "json result codec (Jackson 3, format " + FORMAT_VERSION + ")";
+        return "json result codec (Jackson 3, format " + FORMAT_VERSION + ")"
+                + (modules.isEmpty() ? "" : " with the application's modules " + modules);
     }
 }

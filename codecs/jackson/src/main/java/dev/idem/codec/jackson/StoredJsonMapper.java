@@ -7,6 +7,7 @@ import tools.jackson.core.StreamWriteFeature;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.DatabindContext;
 import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JacksonModule;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.MapperFeature;
 import tools.jackson.databind.SerializationFeature;
@@ -20,6 +21,8 @@ import tools.jackson.databind.jsontype.PolymorphicTypeValidator;
 import tools.jackson.databind.type.TypeFactory;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+
+import java.util.List;
 
 /**
  * The one configuration of Jackson that stored results are written and read with. Every setting that decides the
@@ -44,6 +47,14 @@ final class StoredJsonMapper {
     }
 
     static JsonMapper create(ClassLoader loader) {
+        return create(loader, List.of());
+    }
+
+    /**
+     * The mapper, with {@code modules} (an application's serializers and deserializers for its own types) added before
+     * the codec's own, which therefore have the last word on what is written and what is refused.
+     */
+    static JsonMapper create(ClassLoader loader, List<JacksonModule> modules) {
         JsonFactory factory = JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder()
                         .maxNestingDepth(MAX_NESTING_DEPTH)
@@ -65,6 +76,7 @@ final class StoredJsonMapper {
                 // --- Data, not code: the bytes never choose a class. Default typing is off (Jackson's default, and
                 // never activated here); types annotated for polymorphism are refused when the method is planned
                 // (ResultTypeCheck); and should one get through, this validator denies every subtype a type id names.
+                .addModules(modules)
                 .polymorphicTypeValidator(DenyAllSubtypes.INSTANCE)
                 .deactivateDefaultTyping()
                 // Write what the declared type shows (a property declared Topic is written as a Topic), which is what
@@ -74,8 +86,9 @@ final class StoredJsonMapper {
                 .addModule(UntypedParts.module())
                 .filterProvider(SubtypeGuard.filters())
                 .annotationIntrospector(new CompleteValues())
-                // Jackson modules found on the class path could change the stored form behind the codec's back; the
-                // ones needed (java.time, Optional) are built into Jackson 3.
+                // Jackson modules found on the class path could change the stored form behind the codec's back, so
+                // none is looked for; the ones needed (java.time, Optional) are built into Jackson 3, and an
+                // application's own come only as it hands them over (JsonResultCodecProvider.withModules).
 
                 // --- Reading: a property the type no longer has is ignored, so a release that removed a field still
                 // reads results stored before; a constructor parameter (a record component) missing from the body is
