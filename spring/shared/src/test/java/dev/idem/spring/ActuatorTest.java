@@ -2,10 +2,9 @@ package dev.idem.spring;
 
 import dev.idem.IdempotencyKey;
 import dev.idem.Idempotent;
-import dev.idem.core.IdemEngine;
-import dev.idem.core.IdemSettings;
-import dev.idem.store.IdempotencyStore;
-import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.core.IdempotencyEvent;
+import dev.idem.core.IdempotencyEventType;
+import dev.idem.core.IdempotencyListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.Banner;
@@ -23,13 +22,16 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -62,6 +64,7 @@ class ActuatorTest {
         }
     }
 
+    /** The starter's own way: {@code idem.store=jdbc} on the application's {@code DataSource}. */
     @SpringBootConfiguration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     static class ExportsApp {
@@ -70,27 +73,39 @@ class ActuatorTest {
             return new DriverManagerDataSource("jdbc:h2:mem:actuator-test;DB_CLOSE_DELAY=-1");
         }
 
-        @Bean(destroyMethod = "close")
-        IdempotencyStore records(DriverManagerDataSource database) {
-            return JdbcIdempotencyStore.builder(database).createTable(true).build();
-        }
-
-        /** The application's own engine, keeping its records in the store bean. */
-        @Bean(destroyMethod = "close")
-        IdemEngine engine(IdempotencyStore records) {
-            return IdemEngine.create(IdemSettings.custom().store("records", records).defaultStore("records").build());
-        }
-
         @Bean
         Exports exports() {
             return new Exports();
+        }
+
+        /** Where the test learns a completed call's key, as an operator learns it from Idem's events. */
+        @Bean
+        ExecutedKeys executedKeys() {
+            return new ExecutedKeys();
+        }
+    }
+
+    /** The keys of the executions whose result was stored. */
+    static class ExecutedKeys implements IdempotencyListener {
+        private final List<String> keys = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onEvent(IdempotencyEvent event) {
+            if (event.type() == IdempotencyEventType.EXECUTED) {
+                keys.add(event.key());
+            }
+        }
+
+        String last() {
+            return keys.get(keys.size() - 1);
         }
     }
 
     private static ConfigurableApplicationContext start(String... properties) {
         return new SpringApplicationBuilder(ExportsApp.class).web(WebApplicationType.SERVLET)
                 .bannerMode(Banner.Mode.OFF).logStartupInfo(false)
-                .properties("server.port=0", "server.address=127.0.0.1",
+                .properties("server.port=0", "server.address=127.0.0.1", "idem.store=jdbc",
+                        "idem.jdbc.createTable=true",
                         "management.endpoints.web.exposure.include=health,idempotency",
                         "management.endpoint.health.show-details=always")
                 .properties(properties).run();
@@ -101,7 +116,7 @@ class ActuatorTest {
         try (ConfigurableApplicationContext app = start("management.health.idem.enabled=true")) {
             HttpResponse<String> up = get(app, "/actuator/health/idem");
             assertEquals(200, up.statusCode(), up.body());
-            assertTrue(up.body().contains("\"records\"") && up.body().contains("\"UP\""), up.body());
+            assertTrue(up.body().contains("\"idemJdbcStore\"") && up.body().contains("\"UP\""), up.body());
 
             new JdbcTemplate(app.getBean(DriverManagerDataSource.class)).execute("SHUTDOWN");
 
@@ -129,7 +144,7 @@ class ActuatorTest {
             String key = keyOfTheStuckCall(exports);
 
             HttpResponse<String> stores = get(app, "/actuator/idempotency");
-            assertTrue(stores.body().contains("\"records\"") && stores.body().contains("\"reachable\":true"),
+            assertTrue(stores.body().contains("\"idemJdbcStore\"") && stores.body().contains("\"reachable\":true"),
                     stores.body());
             HttpResponse<String> record = get(app, "/actuator/idempotency/" + key);
             assertEquals(200, record.statusCode(), record.body());
@@ -148,6 +163,12 @@ class ActuatorTest {
 
             exports.finish();
             stuck.get(30, TimeUnit.SECONDS); // its completion is refused by fencing: the key was released
+
+            assertEquals("exported b-8", exports.export("b-8"));
+            String completed = get(app, "/actuator/idempotency/" + app.getBean(ExecutedKeys.class).last()).body();
+            assertTrue(completed.contains("\"state\":\"COMPLETED\"") && completed.contains("\"resultBytes\":"),
+                    completed);
+            assertFalse(completed.contains("exported"), "the endpoint never shows the result: " + completed);
         }
     }
 
