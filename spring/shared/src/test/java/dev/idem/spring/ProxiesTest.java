@@ -153,4 +153,39 @@ class ProxiesTest {
         assertTrue(cause.getMessage().contains("ShopCatalogue#reindex")
                 && cause.getMessage().contains("on no interface"), cause.getMessage());
     }
+
+    interface Quotes {
+        String quote(String sku);
+    }
+
+    /** Annotated on the implementation, called through its interface. */
+    static class ShopQuotes implements Quotes {
+        private final AtomicInteger runs = new AtomicInteger();
+
+        @Override
+        @Idempotent(scope = "quotes")
+        public String quote(String sku) {
+            return sku + ":" + runs.incrementAndGet();
+        }
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class InterfaceCallApp {
+        @Bean
+        ShopQuotes quotes() {
+            return new ShopQuotes();
+        }
+    }
+
+    @Test
+    void aCallThroughAnInterfaceBasedProxyIsPlannedFromTheImplementationsAnnotation() {
+        try (ConfigurableApplicationContext context = Applications.start(InterfaceCallApp.class,
+                "spring.aop.proxy-target-class=false")) {
+            Quotes quotes = context.getBean(Quotes.class);
+            assertTrue(AopUtils.isJdkDynamicProxy(quotes), "an interface-based proxy");
+            assertEquals("lamp:1", quotes.quote("lamp"));
+            assertEquals("lamp:1", quotes.quote("lamp"), "replayed: the implementation's @Idempotent applies");
+        }
+    }
 }
