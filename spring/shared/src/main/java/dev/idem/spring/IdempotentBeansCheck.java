@@ -68,7 +68,7 @@ final class IdempotentBeansCheck implements SmartInitializingSingleton {
         }
         if (!problems.isEmpty()) {
             throw new IdempotencyConfigurationException(problems.size() + " @Idempotent problem(s) in the"
-                    + " application context: " + String.join("; ", problems));
+                    + " application context:\n- " + String.join("\n- ", problems));
         }
         if (anyWoven) {
             processEngine.get().install();

@@ -6,10 +6,17 @@ import dev.idem.core.IdemEngine;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+
+import java.util.List;
+import java.util.Objects;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What stops the context at start-up, and what the message names. */
@@ -37,6 +44,19 @@ class StartupFailuresTest {
         assertTrue(e.getMessage().contains("bean 'badTtl'"), e.getMessage());
         assertTrue(e.getMessage().contains("BadTtl#run"), e.getMessage());
         assertTrue(e.getMessage().contains("ttl") && e.getMessage().contains("5 parsecs"), e.getMessage());
+    }
+
+    @Test
+    void springBootsFailureReportShowsTheProblemInsteadOfAStackTrace() {
+        Throwable failure = assertThrows(Throwable.class, () -> Applications.start(BadTtlApp.class).close());
+        // Spring Boot's own analyzers want the context's bean factory, which this test has none of: skip them.
+        List<FailureAnalysis> analyses = SpringFactoriesLoader.forDefaultResourceLocation()
+                .load(FailureAnalyzer.class, null, (type, name, notMade) -> {
+                }).stream().map(analyzer -> analyzer.analyze(failure)).filter(Objects::nonNull).toList();
+        assertEquals(1, analyses.size(), "the analyses of the failure: " + analyses);
+        assertTrue(analyses.get(0).getDescription().contains("BadTtl#run")
+                && analyses.get(0).getDescription().contains("5 parsecs"), analyses.get(0).getDescription());
+        assertTrue(analyses.get(0).getAction().contains("docs/configuration.md"), analyses.get(0).getAction());
     }
 
     static class FinalMethod {
