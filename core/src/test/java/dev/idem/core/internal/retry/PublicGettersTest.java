@@ -41,6 +41,14 @@ class PublicGettersTest {
         public HasCode make() {
             return new HiddenCode();
         }
+
+        public RuntimeException makeDerived() {
+            return new HiddenDerived();
+        }
+    }
+
+    /** A client's own subclass, not public, of its public exception. */
+    private static class HiddenDerived extends BaseException {
     }
 
     private static class HiddenCode implements HasCode {
@@ -95,6 +103,13 @@ class PublicGettersTest {
     @Test
     void aGetterInheritedFromAPublicSuperclassIsCalled() throws Exception {
         assertEquals(503, PublicGetters.call(fresh("DerivedException"), "statusCode", null));
+    }
+
+    @Test
+    void aGetterOfAPublicSuperclassIsCalledOnASubclassThatIsNotPublic() throws Exception {
+        Object holder = fresh("CodeHolder");
+        Object hidden = holder.getClass().getMethod("makeDerived").invoke(holder);
+        assertEquals(503, PublicGetters.call(hidden, "statusCode", null));
     }
 
     @Test
