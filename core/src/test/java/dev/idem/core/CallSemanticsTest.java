@@ -520,6 +520,7 @@ class CallSemanticsTest {
             assertTrue(e.getMessage().contains("onInProgress = THROW"), e.getMessage());
             assertEquals(1, watched.inProgressAnswers(key), "refused on the first answer, without asking again");
             assertEquals(0, pipeline.runs.get());
+            assertEquals(1, caller.count(IdempotencyEventType.IN_PROGRESS), "listeners hear of the refusal");
         }
 
         @Test
@@ -677,6 +678,7 @@ class CallSemanticsTest {
             assertEquals(0, pipeline.runs.get());
             assertTrue(e.getMessage().contains(Pipeline.class.getName() + "#generate"), e.getMessage());
             assertTrue(e.getMessage().contains("did not run"), e.getMessage());
+            assertEquals(1, outage.count(IdempotencyEventType.STORE_ERROR), "listeners hear of the refusal");
         }
 
         @Test

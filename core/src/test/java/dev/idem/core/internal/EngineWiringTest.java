@@ -38,6 +38,22 @@ class EngineWiringTest {
     }
 
     @Test
+    void theMemoryProvidersBoundsTakeTheirSmallestAndLargestValues() {
+        MutableClock clock = MutableClock.startingAt("2026-03-01T08:00:00Z");
+        long largestGigabytes = Long.MAX_VALUE >> 30;
+        InMemoryIdempotencyStore store = (InMemoryIdempotencyStore) new InMemoryStoreProvider().create(
+                Map.of("maximumSize", "1", "maximumBytes", largestGigabytes + "GB"), clock);
+        assertEquals(1, store.maximumSize());
+        assertEquals(largestGigabytes << 30, store.maximumBytes());
+        IdempotencyConfigurationException e = assertThrows(IdempotencyConfigurationException.class,
+                () -> new InMemoryStoreProvider().create(Map.of("maximumBytes", (largestGigabytes + 1) + "GB"), clock));
+        assertTrue(e.getMessage().startsWith("idem.memory.maximumBytes = \"" + (largestGigabytes + 1) + "GB\""),
+                e.getMessage());
+        assertThrows(IdempotencyConfigurationException.class,
+                () -> new InMemoryStoreProvider().create(Map.of("maximumSize", "0"), clock));
+    }
+
+    @Test
     void requireDefaultStoreNamesTheSettingAndTheKnownStores() {
         try (EngineCore core = new EngineCore(IdemSettings.fromProperties(Map.of("idem.store", "redis")), NO_BEATS,
                 getClass().getClassLoader())) {

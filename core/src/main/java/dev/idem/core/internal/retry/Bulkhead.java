@@ -23,7 +23,6 @@ import java.util.concurrent.TimeoutException;
  * the release never loses a permit, because it hands it to the next waiter when completing one fails.
  */
 public final class Bulkhead {
-    private final int limit;
     private final ArrayDeque<CompletableFuture<Void>> waiting = new ArrayDeque<>();
     private int available;
 
@@ -31,13 +30,7 @@ public final class Bulkhead {
         if (limit < 1) {
             throw new IllegalArgumentException("a bulkhead's limit is at least 1: " + limit);
         }
-        this.limit = limit;
         this.available = limit;
-    }
-
-    /** The most executions that hold a permit at once. */
-    public int limit() {
-        return limit;
     }
 
     /** How many callers are queued for a permit right now (for tests and diagnostics). */

@@ -28,6 +28,18 @@ class BackOffTest {
     }
 
     @Test
+    void theBoundIsTheDoubledBaseUntilThatPassesTheCapWhateverTheirValues() {
+        RetryPolicy odd = RetryPolicy.custom().maxAttempts(10).base(Duration.ofNanos(100)).cap(Duration.ofNanos(801))
+                .build();
+        assertEquals(800, BackOff.bound(odd, 4), "8 x base is still under a cap that is not a power of two of it");
+        assertEquals(801, BackOff.bound(odd, 5), "16 x base passes it");
+        for (int failed : new int[] {20, 40, 61, 62, 63, 64}) {
+            assertEquals(Duration.ofSeconds(1).toNanos(), BackOff.bound(policy, failed),
+                    "a doubling past the long range is the cap, attempt " + failed);
+        }
+    }
+
+    @Test
     void pausesAreUniformOverZeroToTheBoundForEveryAttempt() {
         for (int failed = 1; failed <= 6; failed++) {
             BackOff backOff = new BackOff(new SplittableRandom(failed));

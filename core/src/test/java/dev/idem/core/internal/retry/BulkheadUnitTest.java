@@ -47,6 +47,31 @@ class BulkheadUnitTest {
     }
 
     @Test
+    @Timeout(10)
+    void anInterruptedWaiterLeavesTheQueueHoldingNoPermit() throws Exception {
+        Bulkhead bulkhead = new Bulkhead(1);
+        assertTrue(bulkhead.acquire(Duration.ZERO));
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                outcome.complete(bulkhead.acquire(Duration.ofMinutes(1)) ? null : new AssertionError("timed out"));
+            } catch (Throwable t) {
+                outcome.complete(t);
+            }
+        });
+        waiter.start();
+        while (bulkhead.waiting() == 0) {
+            Thread.onSpinWait();
+        }
+        waiter.interrupt();
+        assertInstanceOf(InterruptedException.class, outcome.get(5, TimeUnit.SECONDS));
+        assertEquals(0, bulkhead.waiting(), "it left the queue");
+        assertFalse(bulkhead.acquire(Duration.ZERO), "the one permit is still the first holder's");
+        bulkhead.release();
+        assertTrue(bulkhead.acquire(Duration.ZERO), "and it came back when that holder gave it");
+    }
+
+    @Test
     @Timeout(30)
     void underContentionWithTimeoutsTheLimitHoldsAndNoPermitIsLost() throws Exception {
         Bulkhead bulkhead = new Bulkhead(3);

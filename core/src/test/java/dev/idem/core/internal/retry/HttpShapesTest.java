@@ -140,6 +140,29 @@ class HttpShapesTest {
     }
 
     @Test
+    void aStatusIsLookedForInTheFailureAndItsFirstSevenCausesOnly() {
+        assertEquals(Verdict.RETRYABLE, classifier.classify(wrapped(new SdkException(503, Map.of()), 7)));
+        assertEquals(Verdict.UNDECIDED, classifier.classify(wrapped(new SdkException(503, Map.of()), 8)),
+                "eight wrappers deep: past the chain's bound of eight");
+    }
+
+    @Test
+    void aRetryAfterOfSecondsHasAtMostTwelveDigits() {
+        assertEquals(Duration.ofSeconds(999_999_999_999L), RetryAfterHeaders.parseHeader("999999999999", NOW));
+        assertEquals(null, RetryAfterHeaders.parseHeader("1000000000000", NOW), "thirteen digits: unreadable");
+        assertEquals(null, RetryAfterHeaders.parseHeader("  ", NOW));
+    }
+
+    /** {@code failure} under {@code depth} wrappers. */
+    private static RuntimeException wrapped(RuntimeException failure, int depth) {
+        RuntimeException outer = failure;
+        for (int i = 0; i < depth; i++) {
+            outer = new IllegalStateException("wrapper " + i, outer);
+        }
+        return outer;
+    }
+
+    @Test
     void retryAfterIsReadFromGettersAndHeadersAsSecondsOrHttpDates() {
         assertEquals(Optional.of(Duration.ofSeconds(7)), retryAfter.find(new SdkException(429,
                 Map.of("retry-after", List.of("7"))), NOW), "java.net.http headers, any case");
