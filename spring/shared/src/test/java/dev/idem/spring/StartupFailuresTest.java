@@ -4,12 +4,14 @@ import dev.idem.IdempotencyConfigurationException;
 import dev.idem.Idempotent;
 import dev.idem.core.IdemEngine;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.PriorityOrdered;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
 import java.util.List;
@@ -81,6 +83,48 @@ class StartupFailuresTest {
         assertTrue(e.getMessage().contains("bean 'finalMethod'"), e.getMessage());
         assertTrue(e.getMessage().contains("FinalMethod#run") && e.getMessage().contains("is final"),
                 e.getMessage());
+    }
+
+    static class Audit {
+        @Idempotent(scope = "audit")
+        public String record(String entry) {
+            return entry;
+        }
+    }
+
+    /**
+     * Needs the audit bean to process others, and comes first among post-processors (before Spring's auto-proxy
+     * creator, which is only {@code Ordered}), so Spring makes the audit bean before anything can proxy it.
+     */
+    static class AuditingPostProcessor implements BeanPostProcessor, PriorityOrdered {
+        AuditingPostProcessor(Audit audit) {
+        }
+
+        @Override
+        public int getOrder() {
+            return 0;
+        }
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class EarlyBeanApp {
+        @Bean
+        static Audit audit() {
+            return new Audit();
+        }
+
+        @Bean
+        static AuditingPostProcessor auditingPostProcessor(Audit audit) {
+            return new AuditingPostProcessor(audit);
+        }
+    }
+
+    @Test
+    void aBeanMadeBeforeTheAdvisorExistedStopsTheContextRatherThanRunUnprotected() {
+        IdempotencyConfigurationException e = refused(EarlyBeanApp.class);
+        assertTrue(e.getMessage().contains("bean 'audit'") && e.getMessage().contains("Audit#record")
+                && e.getMessage().contains("not proxied"), e.getMessage());
     }
 
     static final class FinalClass {
