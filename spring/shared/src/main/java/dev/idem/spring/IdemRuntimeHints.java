@@ -6,7 +6,8 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 /**
  * The resources the starter and the engine read at run time, for an image built ahead of time: the starter's
  * description of the Spring Boot it is built for (read by the version check as the context starts) and an
- * application's {@code idem.properties}, which the engine reads from the class path when there is one.
+ * application's {@code idem.properties}, which the process's engine reads from the class path when there is one
+ * (woven or instrumented methods run on it until the context lends its own).
  */
 final class IdemRuntimeHints implements RuntimeHintsRegistrar {
 
