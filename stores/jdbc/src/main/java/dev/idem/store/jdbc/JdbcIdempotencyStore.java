@@ -112,9 +112,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     }
                 }
                 if (b.createTable) {
-                    try (Statement s = first.createStatement()) {
-                        for (String statement : dialect.ddl(table)) {
+                    for (String statement : dialect.ddl(table)) {
+                        try (Statement s = first.createStatement()) {
                             s.execute(statement);
+                        } catch (SQLException e) {
+                            // Processes that start together all create the table: the one that lost the race
+                            // finds it made, and the shape check below reads what the winner made.
+                            if (!SqlErrors.isCreatedConcurrently(e)) {
+                                throw e;
+                            }
                         }
                     }
                 }

@@ -30,4 +30,15 @@ final class SqlErrors {
                 || e.getErrorCode() == 1062 // MariaDB, MySQL: ER_DUP_ENTRY
                 || e.getErrorCode() == 1555 || e.getErrorCode() == 2067; // SQLite: primary key, unique
     }
+
+    /**
+     * A {@code CREATE ... IF NOT EXISTS} that lost a race with the same statement of another connection: PostgreSQL
+     * checks for the name and then inserts into its catalog, so of two creators at once one may fail on the
+     * catalog's unique index (23505) or find the object just made (42P07 duplicate table, 42710 duplicate object).
+     * The object exists afterwards either way.
+     */
+    static boolean isCreatedConcurrently(SQLException e) {
+        String state = e.getSQLState();
+        return "23505".equals(state) || "42P07".equals(state) || "42710".equals(state);
+    }
 }
