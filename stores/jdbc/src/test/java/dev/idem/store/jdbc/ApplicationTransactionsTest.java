@@ -13,7 +13,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -143,7 +142,7 @@ class ApplicationTransactionsTest {
         try (TransactionalClaims.Transaction tx = store.transactionalClaims().joinOrBegin()) {
             assertFalse(tx.joined(), "the store ends the transaction the manager began for it");
             long token = acquired(tx.claim(request(key), Duration.ofSeconds(5)).orElseThrow()).fencingToken();
-            write(manager.current().orElseThrow(), "o-1");
+            side.insert(manager.current().orElseThrow(), "o-1");
             assertTrue(tx.complete(key, token, new byte[] {1}, TTL));
             assertEquals(0, side.rows("o-1"), "nothing is visible before the commit");
             tx.commit();
@@ -158,7 +157,7 @@ class ApplicationTransactionsTest {
         String key = prefix + "rolled-back";
         try (TransactionalClaims.Transaction tx = store.transactionalClaims().joinOrBegin()) {
             acquired(tx.claim(request(key), Duration.ofSeconds(5)).orElseThrow());
-            write(manager.current().orElseThrow(), "o-2");
+            side.insert(manager.current().orElseThrow(), "o-2");
         }
         assertEquals(0, side.rows("o-2"));
         assertTrue(store.get(key).isEmpty(), "the claim rolled back with the write");
@@ -171,7 +170,7 @@ class ApplicationTransactionsTest {
         manager.failNextCommit = true;
         try (TransactionalClaims.Transaction tx = store.transactionalClaims().joinOrBegin()) {
             long token = acquired(tx.claim(request(key), Duration.ofSeconds(5)).orElseThrow()).fencingToken();
-            write(manager.current().orElseThrow(), "o-3");
+            side.insert(manager.current().orElseThrow(), "o-3");
             assertTrue(tx.complete(key, token, new byte[] {1}, TTL));
             IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, tx::commit);
             assertTrue(e.getMessage().contains("commit") && e.getMessage().contains("the manager's commit failed"),
@@ -188,7 +187,7 @@ class ApplicationTransactionsTest {
         try (TransactionalClaims.Transaction tx = store.transactionalClaims().join().orElseThrow()) {
             assertTrue(tx.joined());
             long token = acquired(tx.claim(request(key), Duration.ofSeconds(5)).orElseThrow()).fencingToken();
-            write(application.connection(), "o-4");
+            side.insert(application.connection(), "o-4");
             assertTrue(tx.complete(key, token, new byte[] {1}, TTL));
             tx.commit();
         }
@@ -224,13 +223,6 @@ class ApplicationTransactionsTest {
         IdempotencyConfigurationException badFlag = assertThrows(IdempotencyConfigurationException.class,
                 () -> JdbcStoreProvider.builder(pool, Map.of("createTable", "yes")));
         assertTrue(badFlag.getMessage().contains("idem.jdbc.createTable"), badFlag.getMessage());
-    }
-
-    private void write(Connection c, String order) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + side.name + " (order_id) VALUES (?)")) {
-            ps.setString(1, order);
-            ps.executeUpdate();
-        }
     }
 
     private static ClaimRequest request(String key) {

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -107,7 +106,7 @@ class ConnectionStateTest {
         StateWatchingDataSource transactionAware = new StateWatchingDataSource(url, true);
         try (Connection application = DriverManager.getConnection(url)) {
             application.setAutoCommit(false);
-            insertSideRow(application, "o-0");
+            side.insert(application, "o-0");
             transactionAware.bind(application); // the store's first connection is the application's transaction
             try {
                 IdempotencyStoreException refused = assertThrows(IdempotencyStoreException.class,
@@ -141,7 +140,7 @@ class ConnectionStateTest {
         try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(transactionAware).table(table).build();
              Connection application = DriverManager.getConnection(url)) {
             application.setAutoCommit(false);
-            insertSideRow(application, "o-1");
+            side.insert(application, "o-1");
             transactionAware.bind(application); // as a @Transactional method's data source hands out its own
             try {
                 IdempotencyStoreException plain = assertThrows(IdempotencyStoreException.class,
@@ -173,7 +172,7 @@ class ConnectionStateTest {
             transactionAware.bind(raw);
             try {
                 Connection application = transactionAware.getConnection(); // watched: every change is recorded
-                insertSideRow(application, "o-2");
+                side.insert(application, "o-2");
                 String key = prefix + "joined";
                 try (JdbcTransactions.Scope joined = JdbcTransactions.join(application)) {
                     try (TransactionalClaims.Transaction tx = store.transactionalClaims().joinOrBegin()) {
@@ -196,13 +195,6 @@ class ConnectionStateTest {
             } finally {
                 transactionAware.unbind();
             }
-        }
-    }
-
-    private void insertSideRow(Connection c, String order) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + side.name + " (order_id) VALUES (?)")) {
-            ps.setString(1, order);
-            ps.executeUpdate();
         }
     }
 

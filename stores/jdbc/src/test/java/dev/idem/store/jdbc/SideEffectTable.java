@@ -21,6 +21,14 @@ final class SideEffectTable implements AutoCloseable {
         execute(url, "CREATE TABLE " + name + " (order_id TEXT NOT NULL, note TEXT)");
     }
 
+    /** Writes {@code order}'s side effect on {@code c}, inside whatever transaction {@code c} has open. */
+    void insert(Connection c, String order) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + name + " (order_id) VALUES (?)")) {
+            ps.setString(1, order);
+            ps.executeUpdate();
+        }
+    }
+
     /** {@return how many rows the committed state holds for {@code order}} */
     int rows(String order) throws SQLException {
         return count(url, name, "order_id", order);
