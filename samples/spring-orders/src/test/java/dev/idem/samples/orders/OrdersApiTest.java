@@ -1,8 +1,9 @@
 package dev.idem.samples.orders;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * keeps the orders and records of earlier ones.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS) // one application per set-up, started once for its tests
 abstract class OrdersApiTest {
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
@@ -43,7 +45,7 @@ abstract class OrdersApiTest {
     /** {@return the application's command-line arguments beside the loopback port} */
     abstract List<String> arguments();
 
-    @BeforeEach
+    @BeforeAll
     void start() {
         List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1"));
         arguments.addAll(arguments());
@@ -52,7 +54,7 @@ abstract class OrdersApiTest {
         orders = URI.create("http://127.0.0.1:" + port + "/orders");
     }
 
-    @AfterEach
+    @AfterAll
     void stop() {
         if (app != null) {
             app.close();
